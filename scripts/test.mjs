@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Runs the whole test suite with vitest and ends with one line `N passed, N failed` that counts
+// every test vitest ran, so CI and people read the same total. Extra arguments go to vitest.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const outDir = join(root, '.test-results');
+const outFile = join(outDir, 'vitest.json');
+mkdirSync(outDir, { recursive: true });
+rmSync(outFile, { force: true });
+
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const run = spawnSync(
+  process.execPath,
+  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${outFile}`, ...process.argv.slice(2)],
+  { stdio: 'inherit', cwd: root },
+);
+
+let passed = 0;
+let failed = 0;
+try {
+  const report = JSON.parse(readFileSync(outFile, 'utf8'));
+  passed = report.numPassedTests ?? 0;
+  failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+} catch {
+  failed += 1; // no report at all: vitest itself failed before running
+}
+const status = run.status ?? 1;
+if (status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : status);
