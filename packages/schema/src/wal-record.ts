@@ -1,0 +1,124 @@
+import * as v from 'valibot';
+import { EVENT_KINDS } from './ingest-event.ts';
+
+/**
+ * What the ingest gateway appends to its WAL stream, one JSON record per item, and what the
+ * query service's tailer loads into DuckDB. A visitor address is never part of any record.
+ *
+ * Times are unix milliseconds (UTC). `day` fields are dates in the site's time zone, as
+ * `YYYY-MM-DD`, fixed at ingest so a replay counts into the same day.
+ */
+
+const str = (max: number) => v.pipe(v.string(), v.maxLength(max));
+const opt = <T extends v.GenericSchema>(s: T) => v.optional(v.nullable(s));
+const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
+
+export const CHANNELS = [
+  'Direct',
+  'Organic Search',
+  'Paid Search',
+  'Organic Social',
+  'Paid Social',
+  'Email',
+  'Referral',
+  'AI Assistant',
+] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const DEVICES = ['desktop', 'mobile', 'tablet'] as const;
+export type Device = (typeof DEVICES)[number];
+
+/** An enriched tracker or server event. */
+export const WalEventSchema = v.strictObject({
+  t: v.literal('event'),
+  /** event id from the sender; the tailer drops a repeated id */
+  id: str(64),
+  site: str(64),
+  /** when it happened: receive time minus the reported queue age */
+  at: v.number(),
+  kind: v.picklist(EVENT_KINDS),
+  /** custom event name and properties (`ev`) */
+  name: opt(str(120)),
+  props: opt(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+  /** the page: host and path (query string dropped except as UTM below) */
+  host: str(255),
+  path: str(2048),
+  /** visitor id: the cookie value, or the cookieless daily hash */
+  visitor: str(64),
+  /** 'cookie' when the id came from footfall_vid, 'hash' for the daily hash */
+  idMode: v.picklist(['cookie', 'hash']),
+  referrerHost: opt(str(255)),
+  referrerPath: opt(str(2048)),
+  channel: v.picklist(CHANNELS),
+  /** the AI assistant's name when channel is 'AI Assistant' (ChatGPT, Perplexity, ...) */
+  assistant: opt(str(64)),
+  utmSource: opt(str(255)),
+  utmMedium: opt(str(255)),
+  utmCampaign: opt(str(255)),
+  utmTerm: opt(str(255)),
+  utmContent: opt(str(255)),
+  /** ad click id kind present on the landing URL (gclid, fbclid, msclkid, ...) */
+  clickId: opt(str(32)),
+  browser: opt(str(64)),
+  browserVersion: opt(str(32)),
+  os: opt(str(64)),
+  osVersion: opt(str(32)),
+  device: v.picklist(DEVICES),
+  language: opt(str(35)),
+  country: opt(str(2)),
+  region: opt(str(128)),
+  city: opt(str(128)),
+  screenW: opt(v.number()),
+  screenH: opt(v.number()),
+  engagedMs: opt(v.number()),
+  scroll: opt(v.number()),
+  lcp: opt(v.number()),
+  fcp: opt(v.number()),
+  inp: opt(v.number()),
+  ttfb: opt(v.number()),
+  cls: opt(v.number()),
+});
+export type WalEvent = v.InferOutput<typeof WalEventSchema>;
+
+export const ROBOT_KINDS = ['ai_assistant', 'ai_training', 'search'] as const;
+export type RobotKind = (typeof ROBOT_KINDS)[number];
+
+/** One robot request reported through `POST /api/crawl`: robot, page, day and status only. */
+export const WalCrawlSchema = v.strictObject({
+  t: v.literal('crawl'),
+  site: str(64),
+  day,
+  robot: str(64),
+  robotKind: v.picklist(ROBOT_KINDS),
+  path: str(2048),
+  status: opt(v.number()),
+});
+export type WalCrawl = v.InferOutput<typeof WalCrawlSchema>;
+
+export const BOT_DROP_KINDS = ['list', 'empty_ua', 'headless'] as const;
+export type BotDropKind = (typeof BOT_DROP_KINDS)[number];
+
+/** A tracker request dropped as a bot: counted per site, day and kind, nothing else kept. */
+export const WalBotDropSchema = v.strictObject({
+  t: v.literal('bot'),
+  site: str(64),
+  day,
+  kind: v.picklist(BOT_DROP_KINDS),
+});
+export type WalBotDrop = v.InferOutput<typeof WalBotDropSchema>;
+
+export const WalRecordSchema = v.variant('t', [WalEventSchema, WalCrawlSchema, WalBotDropSchema]);
+export type WalRecord = v.InferOutput<typeof WalRecordSchema>;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Encodes a record as the UTF-8 JSON payload of one WAL record. */
+export function encodeWalRecord(record: WalRecord): Uint8Array {
+  return encoder.encode(JSON.stringify(record));
+}
+
+/** Parses a WAL payload; throws a valibot error when it is not a valid record. */
+export function decodeWalRecord(payload: Uint8Array): WalRecord {
+  return v.parse(WalRecordSchema, JSON.parse(decoder.decode(payload)));
+}
