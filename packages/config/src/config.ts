@@ -1,0 +1,230 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as v from 'valibot';
+import { ConfigError } from './errors.ts';
+import {
+  type ListenAddress,
+  type Parsed,
+  parseAddr,
+  parseDomain,
+  parseEnum,
+  parseHttpUrl,
+  parseIntIn,
+  parseMemory,
+  parseOnOff,
+  parseS3Url,
+  parseSmtpUrl,
+  parseTrustProxy,
+  type S3Target,
+  type SmtpSettings,
+  type TrustProxy,
+} from './parse-values.ts';
+
+export type GeoMode = 'country' | 'city' | 'off';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The one typed configuration object, parsed once at start and passed to whatever needs it. */
+export interface Config {
+  dataDir: string;
+  addr: ListenAddress;
+  /** public base URL for setup and share links; undefined until set or detected */
+  baseUrl: string | undefined;
+  /** the hosting platform detected from its own variables (affects trust-proxy `auto`) */
+  platform: Platform | undefined;
+  secret: string | undefined;
+  smtp: SmtpSettings | undefined;
+  mailFrom: string | undefined;
+  backupS3: S3Target | undefined;
+  backupKeepDays: number;
+  operatorToken: string | undefined;
+  setupToken: string | undefined;
+  trustProxy: TrustProxy;
+  geo: GeoMode;
+  geoDir: string | undefined;
+  updateCheck: boolean;
+  engineThreads: number;
+  engineMemory: string;
+  drainSeconds: number;
+  logLevel: LogLevel;
+  sites: string[];
+  apiToken: string | undefined;
+  metricsToken: string | undefined;
+  /** benchmark-only switches; never set in production */
+  unsafe: { noRateLimit: boolean; anyHost: boolean };
+}
+
+export type Platform = 'railway' | 'render' | 'fly' | 'heroku' | 'koyeb' | 'digitalocean';
+
+/** Variables whose value may come from a file named by `<NAME>_FILE`. */
+export const FILE_VARIABLES = [
+  'FOOTFALL_SECRET',
+  'FOOTFALL_API_TOKEN',
+  'FOOTFALL_SETUP_TOKEN',
+  'FOOTFALL_BACKUP_S3',
+  'FOOTFALL_OPERATOR_TOKEN',
+] as const;
+
+/** Variables never printed: `footfall config` masks them, errors never quote them. */
+export const SECRET_VARIABLES = new Set<string>([...FILE_VARIABLES, 'FOOTFALL_METRICS_TOKEN', 'FOOTFALL_SMTP_URL']);
+
+const from = <T>(parse: (text: string) => Parsed<T>) =>
+  v.pipe(
+    v.string(),
+    v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
+      const r = parse(dataset.value);
+      if (r.ok) return r.value;
+      addIssue({ message: r.problem });
+      return NEVER;
+    }),
+  );
+
+const token = (min: number) =>
+  from((t) => {
+    const s = t.trim();
+    if (s.length < min) return { ok: false, problem: `must be at least ${min} characters` };
+    if (/\s/.test(s)) return { ok: false, problem: 'must not contain spaces' };
+    return { ok: true, value: s };
+  });
+const text = from((t) => (t.trim() ? { ok: true, value: t.trim() } : { ok: false, problem: 'must not be empty' }));
+const email = from((t) =>
+  /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(t.trim().replace(/^.*<(.+)>$/, '$1'))
+    ? { ok: true, value: t.trim() }
+    : { ok: false, problem: 'must be an e-mail address such as alerts@example.com' },
+);
+const domainList = from((t) => {
+  const out: string[] = [];
+  for (const part of t.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const d = parseDomain(part);
+    if (!d.ok) return { ok: false, problem: `"${part}" ${d.problem}` };
+    if (!out.includes(d.value)) out.push(d.value);
+  }
+  return { ok: true, value: out };
+});
+
+const EnvSchema = v.object({
+  FOOTFALL_DATA_DIR: v.optional(text),
+  FOOTFALL_ADDR: v.optional(from(parseAddr)),
+  FOOTFALL_BASE_URL: v.optional(from(parseHttpUrl)),
+  FOOTFALL_SECRET: v.optional(token(16)),
+  FOOTFALL_SMTP_URL: v.optional(from(parseSmtpUrl)),
+  FOOTFALL_MAIL_FROM: v.optional(email),
+  FOOTFALL_BACKUP_S3: v.optional(from(parseS3Url)),
+  FOOTFALL_BACKUP_KEEP_DAYS: v.optional(from((t) => parseIntIn(t, 1, 3650)), '30'),
+  FOOTFALL_OPERATOR_TOKEN: v.optional(token(16)),
+  FOOTFALL_SETUP_TOKEN: v.optional(token(16)),
+  FOOTFALL_TRUST_PROXY: v.optional(from(parseTrustProxy), 'auto'),
+  FOOTFALL_GEO: v.optional(from((t) => parseEnum(t, ['country', 'city', 'off'] as const)), 'country'),
+  FOOTFALL_GEO_DIR: v.optional(text),
+  FOOTFALL_UPDATE_CHECK: v.optional(from(parseOnOff), 'on'),
+  FOOTFALL_ENGINE_THREADS: v.optional(from((t) => parseIntIn(t, 1, 256)), '2'),
+  FOOTFALL_ENGINE_MEMORY: v.optional(from(parseMemory), '256MB'),
+  FOOTFALL_DRAIN_SECONDS: v.optional(from((t) => parseIntIn(t, 0, 3600)), '25'),
+  FOOTFALL_LOG_LEVEL: v.optional(from((t) => parseEnum(t, ['debug', 'info', 'warn', 'error'] as const)), 'info'),
+  FOOTFALL_SITES: v.optional(domainList),
+  FOOTFALL_API_TOKEN: v.optional(token(16)),
+  FOOTFALL_METRICS_TOKEN: v.optional(token(16)),
+  FOOTFALL_UNSAFE_NO_RATE_LIMIT: v.optional(from(parseOnOff), 'off'),
+  FOOTFALL_UNSAFE_ANY_HOST: v.optional(from(parseOnOff), 'off'),
+});
+
+/** Every variable Footfall reads (for `footfall config` and the docs test). */
+export const VARIABLES = Object.keys(EnvSchema.entries) as (keyof typeof EnvSchema.entries)[];
+
+export interface LoadOptions {
+  /** reads a `_FILE` secret; defaults to reading the file as UTF-8 */
+  readFile?: (path: string) => string;
+  /** `/data` in the containers, `./data` otherwise */
+  defaultDataDir?: string;
+}
+
+/**
+ * Parses and validates the environment once. Throws a ConfigError naming every bad variable;
+ * secret values are never part of a message.
+ */
+export function loadConfig(env: Record<string, string | undefined>, options: LoadOptions = {}): Config {
+  const readFile = options.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const problems: string[] = [];
+  const input: Record<string, string> = {};
+  for (const name of VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && value !== '') input[name] = value;
+  }
+  for (const name of FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') continue;
+    if (input[name] !== undefined) {
+      problems.push(`${name}_FILE: cannot be set together with ${name}`);
+      continue;
+    }
+    try {
+      input[name] = readFile(file).replace(/\r?\n$/, '');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.push(`${name}_FILE: cannot read ${file} (${code})`);
+    }
+  }
+  if (input.FOOTFALL_ADDR === undefined && env.PORT) input.FOOTFALL_ADDR = `:${env.PORT}`;
+
+  const parsed = v.safeParse(EnvSchema, input);
+  if (!parsed.success) {
+    for (const issue of parsed.issues) {
+      const key = String(issue.path?.[0]?.key ?? 'environment');
+      const name = key === 'FOOTFALL_ADDR' && !env.FOOTFALL_ADDR && env.PORT ? 'PORT' : key;
+      problems.push(`${name}: ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const o = parsed.output;
+
+  const platform = detectPlatform(env);
+  return {
+    dataDir: resolve(o.FOOTFALL_DATA_DIR ?? options.defaultDataDir ?? './data'),
+    addr: o.FOOTFALL_ADDR ?? { host: undefined, port: 8080 },
+    baseUrl: o.FOOTFALL_BASE_URL ?? platformBaseUrl(env, platform),
+    platform,
+    secret: o.FOOTFALL_SECRET,
+    smtp: o.FOOTFALL_SMTP_URL,
+    mailFrom: o.FOOTFALL_MAIL_FROM,
+    backupS3: o.FOOTFALL_BACKUP_S3,
+    backupKeepDays: o.FOOTFALL_BACKUP_KEEP_DAYS,
+    operatorToken: o.FOOTFALL_OPERATOR_TOKEN,
+    setupToken: o.FOOTFALL_SETUP_TOKEN,
+    trustProxy: o.FOOTFALL_TRUST_PROXY,
+    geo: o.FOOTFALL_GEO,
+    geoDir: o.FOOTFALL_GEO_DIR === undefined ? undefined : resolve(o.FOOTFALL_GEO_DIR),
+    updateCheck: o.FOOTFALL_UPDATE_CHECK,
+    engineThreads: o.FOOTFALL_ENGINE_THREADS,
+    engineMemory: o.FOOTFALL_ENGINE_MEMORY,
+    drainSeconds: o.FOOTFALL_DRAIN_SECONDS,
+    logLevel: o.FOOTFALL_LOG_LEVEL,
+    sites: o.FOOTFALL_SITES ?? [],
+    apiToken: o.FOOTFALL_API_TOKEN,
+    metricsToken: o.FOOTFALL_METRICS_TOKEN,
+    unsafe: { noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT, anyHost: o.FOOTFALL_UNSAFE_ANY_HOST },
+  };
+}
+
+function detectPlatform(env: Record<string, string | undefined>): Platform | undefined {
+  if (env.RAILWAY_ENVIRONMENT || env.RAILWAY_PUBLIC_DOMAIN) return 'railway';
+  if (env.RENDER || env.RENDER_EXTERNAL_URL) return 'render';
+  if (env.FLY_APP_NAME) return 'fly';
+  if (env.DYNO) return 'heroku';
+  if (env.KOYEB_APP_NAME) return 'koyeb';
+  if (env.APP_URL && env.APP_DOMAIN) return 'digitalocean';
+  return undefined;
+}
+
+function platformBaseUrl(env: Record<string, string | undefined>, platform: Platform | undefined) {
+  switch (platform) {
+    case 'railway':
+      return env.RAILWAY_PUBLIC_DOMAIN ? `https://${env.RAILWAY_PUBLIC_DOMAIN}` : undefined;
+    case 'render':
+      return env.RENDER_EXTERNAL_URL?.replace(/\/+$/, '');
+    case 'fly':
+      return `https://${env.FLY_APP_NAME}.fly.dev`;
+    case 'digitalocean':
+      return env.APP_URL?.replace(/\/+$/, '');
+    default:
+      return undefined;
+  }
+}

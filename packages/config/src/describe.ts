@@ -1,0 +1,53 @@
+import type { Config } from './config.ts';
+import { formatAddr } from './parse-values.ts';
+
+const MASK = '********';
+const mask = (value: string | undefined) => (value === undefined ? '(not set)' : MASK);
+const show = (value: string | number | boolean | undefined) => (value === undefined ? '(not set)' : String(value));
+
+/**
+ * The effective configuration as `NAME=value` lines, secrets masked, for `footfall config`.
+ *
+ * @example
+ * describeConfig(loadConfig(process.env)).join('\n')
+ */
+export function describeConfig(config: Config): string[] {
+  const tp = config.trustProxy;
+  const rows: [string, string][] = [
+    ['FOOTFALL_DATA_DIR', config.dataDir],
+    ['FOOTFALL_ADDR', formatAddr(config.addr)],
+    ['FOOTFALL_BASE_URL', show(config.baseUrl)],
+    ['FOOTFALL_SECRET', config.secret === undefined ? '(not set: data/secret.key is used)' : MASK],
+    [
+      'FOOTFALL_SMTP_URL',
+      config.smtp
+        ? `${config.smtp.secure ? 'smtps' : 'smtp'}://${config.smtp.user ? `${MASK}@` : ''}${config.smtp.host}:${config.smtp.port}`
+        : '(not set)',
+    ],
+    ['FOOTFALL_MAIL_FROM', show(config.mailFrom)],
+    [
+      'FOOTFALL_BACKUP_S3',
+      config.backupS3
+        ? `${config.backupS3.endpoint}/${config.backupS3.bucket}/${config.backupS3.prefix} (keys ${MASK})`
+        : '(not set)',
+    ],
+    ['FOOTFALL_BACKUP_KEEP_DAYS', show(config.backupKeepDays)],
+    ['FOOTFALL_OPERATOR_TOKEN', mask(config.operatorToken)],
+    ['FOOTFALL_SETUP_TOKEN', config.setupToken === undefined ? '(not set: generated)' : MASK],
+    ['FOOTFALL_TRUST_PROXY', tp.mode === 'header' ? `header:${tp.header}` : tp.mode],
+    ['FOOTFALL_GEO', config.geo],
+    ['FOOTFALL_GEO_DIR', show(config.geoDir)],
+    ['FOOTFALL_UPDATE_CHECK', config.updateCheck ? 'on' : 'off'],
+    ['FOOTFALL_ENGINE_THREADS', show(config.engineThreads)],
+    ['FOOTFALL_ENGINE_MEMORY', config.engineMemory],
+    ['FOOTFALL_DRAIN_SECONDS', show(config.drainSeconds)],
+    ['FOOTFALL_LOG_LEVEL', config.logLevel],
+    ['FOOTFALL_SITES', config.sites.length ? config.sites.join(',') : '(not set)'],
+    ['FOOTFALL_API_TOKEN', mask(config.apiToken)],
+    ['FOOTFALL_METRICS_TOKEN', mask(config.metricsToken)],
+  ];
+  if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
+  if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);
+  if (config.platform) rows.push(['(hosting platform)', config.platform]);
+  return rows.map(([k, val]) => `${k}=${val}`);
+}

@@ -1,0 +1,11 @@
+export { type Config, FILE_VARIABLES, type GeoMode, type LoadOptions, type LogLevel, loadConfig, type Platform, SECRET_VARIABLES, VARIABLES } from './config.ts';
+export { describeConfig } from './describe.ts';
+export { ConfigError } from './errors.ts';
+export {
+  formatAddr,
+  type ListenAddress,
+  parseDomain,
+  type S3Target,
+  type SmtpSettings,
+  type TrustProxy,
+} from './parse-values.ts';

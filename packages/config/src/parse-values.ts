@@ -1,0 +1,158 @@
+/**
+ * Parsers for the value formats of FOOTFALL_* variables. Each returns the parsed value or a
+ * string that says what is wrong (without echoing the value, since some values are secrets).
+ */
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = (problem: string): Parsed<never> => ({ ok: false, problem });
+
+/** Where a server listens: `:8080`, `127.0.0.1:8080`, `[::1]:8080` or `0.0.0.0:80`. */
+export interface ListenAddress {
+  /** undefined means every interface */
+  host: string | undefined;
+  port: number;
+}
+
+export function parseAddr(text: string): Parsed<ListenAddress> {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  if (!m) return bad('must look like ":8080", "127.0.0.1:8080" or "[::1]:8080"');
+  const port = Number(m[3]);
+  if (port < 0 || port > 65535) return bad('port must be between 0 and 65535');
+  const host = m[1] ?? (m[2] === '' ? undefined : m[2]);
+  return ok({ host, port });
+}
+
+export function formatAddr(addr: ListenAddress): string {
+  if (addr.host === undefined) return `:${addr.port}`;
+  return addr.host.includes(':') ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
+}
+
+export type TrustProxy =
+  | { mode: 'auto' }
+  | { mode: 'none' }
+  | { mode: 'xff' }
+  | { mode: 'header'; header: string };
+
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function parseTrustProxy(text: string): Parsed<TrustProxy> {
+  const t = text.trim();
+  if (t === 'auto' || t === 'none' || t === 'xff') return ok({ mode: t });
+  if (t.startsWith('header:')) {
+    const header = t.slice('header:'.length).trim();
+    if (!HEADER_TOKEN.test(header)) return bad('header:<Name> needs a valid HTTP header name');
+    return ok({ mode: 'header', header: header.toLowerCase() });
+  }
+  return bad('must be auto, none, xff or header:<Name>');
+}
+
+export function parseIntIn(text: string, min: number, max: number): Parsed<number> {
+  if (!/^\d+$/.test(text.trim())) return bad(`must be a whole number between ${min} and ${max}`);
+  const n = Number(text.trim());
+  if (n < min || n > max) return bad(`must be a whole number between ${min} and ${max}`);
+  return ok(n);
+}
+
+/** A DuckDB memory cap such as `256MB`, `1GB`, `512MiB`. */
+export function parseMemory(text: string): Parsed<string> {
+  const m = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text.trim());
+  if (!m || Number(m[1]) <= 0) return bad('must be a size such as 256MB or 2GB');
+  return ok(`${m[1]}${m[2]!.toUpperCase().replace('IB', 'iB')}`);
+}
+
+export function parseEnum<T extends string>(text: string, allowed: readonly T[]): Parsed<T> {
+  const t = text.trim().toLowerCase();
+  return (allowed as readonly string[]).includes(t) ? ok(t as T) : bad(`must be one of ${allowed.join(', ')}`);
+}
+
+export function parseOnOff(text: string): Parsed<boolean> {
+  const t = text.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(t)) return ok(true);
+  if (['off', 'false', '0', 'no'].includes(t)) return ok(false);
+  return bad('must be on or off');
+}
+
+export function parseHttpUrl(text: string): Parsed<string> {
+  let u: URL;
+  try {
+    u = new URL(text.trim());
+  } catch {
+    return bad('must be an absolute http:// or https:// URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return bad('must be an http:// or https:// URL');
+  return ok(u.origin + u.pathname.replace(/\/+$/, ''));
+}
+
+export interface SmtpSettings {
+  secure: boolean;
+  host: string;
+  port: number;
+  user: string | undefined;
+  password: string | undefined;
+}
+
+export function parseSmtpUrl(text: string): Parsed<SmtpSettings> {
+  let u: URL;
+  try {
+    u = new URL(text.trim());
+  } catch {
+    return bad('must be smtp://user:password@host:587 or smtps://user:password@host:465');
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') return bad('scheme must be smtp:// or smtps://');
+  if (!u.hostname) return bad('needs a host');
+  const secure = u.protocol === 'smtps:';
+  return ok({
+    secure,
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : secure ? 465 : 587,
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+  });
+}
+
+export interface S3Target {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucket: string;
+  prefix: string;
+  region: string;
+}
+
+export function parseS3Url(text: string): Parsed<S3Target> {
+  let u: URL;
+  try {
+    u = new URL(text.trim());
+  } catch {
+    return bad('must be https://<KEY>:<SECRET>@<host>/<bucket>/<prefix>?region=<region>');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return bad('must be an https:// URL');
+  if (!u.username || !u.password) return bad('needs the access key and secret before the host');
+  const [bucket, ...rest] = u.pathname.split('/').filter(Boolean);
+  if (!bucket) return bad('needs a bucket name in the path');
+  return ok({
+    endpoint: `${u.protocol}//${u.host}`,
+    accessKeyId: decodeURIComponent(u.username),
+    secretAccessKey: decodeURIComponent(u.password),
+    bucket,
+    prefix: rest.join('/'),
+    region: u.searchParams.get('region') ?? 'us-east-1',
+  });
+}
+
+/** A bare domain: a pasted URL (`https://www.Example.com/path`) is reduced to `www.example.com`. */
+export function parseDomain(text: string): Parsed<string> {
+  let t = text.trim().toLowerCase();
+  if (t.includes('://')) {
+    try {
+      t = new URL(t).hostname;
+    } catch {
+      return bad('is not a domain');
+    }
+  }
+  t = t.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
+  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+  if (t === 'localhost' || new RegExp(`^(?:${label}\\.)+${label}$`).test(t)) return ok(t);
+  return bad('is not a domain');
+}
