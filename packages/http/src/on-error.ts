@@ -1,0 +1,46 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { AppError, type ErrorBody, type ErrorCode } from './errors.ts';
+
+/** Answers an error as `{ code, message, field? }` JSON with the right status and headers. */
+export function errorResponse(c: Context, error: AppError): Response {
+  const body: ErrorBody = { code: error.code, message: error.message };
+  if (error.field !== undefined) body.field = error.field;
+  if (error.retryAfter !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
+  return c.json(body, error.status as 400);
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/**
+ * The one `onError` of every Footfall app: known errors become their JSON answer; anything else is
+ * logged (never with a visitor address: handlers do not put one into errors) and answered as a
+ * plain 500 that shows no internal text.
+ */
+export function onError(logger: Logger): ErrorHandler {
+  return (err, c) => {
+    if (err instanceof AppError) return errorResponse(c, err);
+    if (err instanceof HTTPException && err.status < 500) {
+      const code = STATUS_CODES[err.status] ?? 'bad_request';
+      return c.json({ code, message: err.message || code.replace(/_/g, ' ') } satisfies ErrorBody, err.status);
+    }
+    const requestId = crypto.randomUUID();
+    logger.error({ err: { name: err.name, message: err.message, stack: err.stack }, requestId, path: c.req.path }, 'request failed');
+    return c.json({ code: 'internal', message: 'internal error', requestId } satisfies ErrorBody, 500);
+  };
+}
+
+/** The one 404 answer for unknown paths. */
+export const notFound: NotFoundHandler = (c) =>
+  c.json({ code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } satisfies ErrorBody, 404);
