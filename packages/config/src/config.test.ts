@@ -73,7 +73,13 @@ describe('loadConfig', () => {
     });
     expect(c.dataDir).toBe('/srv/footfall');
     expect(c.baseUrl).toBe('https://stats.example.com');
-    expect(c.smtp).toEqual({ secure: true, host: 'mail.example.com', port: 465, user: 'me@x.com', password: 'p@ss' });
+    expect(c.smtp).toEqual({
+      secure: true,
+      host: 'mail.example.com',
+      port: 465,
+      user: 'me@x.com',
+      password: 'p@ss',
+    });
     expect(c.mailFrom).toBe('Footfall <alerts@example.com>');
     expect(c.backupS3).toEqual({
       endpoint: 'https://s3.example.com',
@@ -134,7 +140,11 @@ describe('loadConfig', () => {
 
   it('never quotes a secret value in an error', () => {
     const secret = 'short secret';
-    const problems = problemsOf({ FOOTFALL_SECRET: secret, FOOTFALL_API_TOKEN: 'tiny', FOOTFALL_BACKUP_S3: 'nope' });
+    const problems = problemsOf({
+      FOOTFALL_SECRET: secret,
+      FOOTFALL_API_TOKEN: 'tiny',
+      FOOTFALL_BACKUP_S3: 'nope',
+    });
     const text = problems.join('\n');
     expect(text).toContain('FOOTFALL_SECRET');
     expect(text).toContain('FOOTFALL_API_TOKEN');
@@ -187,12 +197,16 @@ describe('loadConfig', () => {
   });
 
   it('refuses a variable set both directly and as a file', () => {
-    const problems = problemsOf({ FOOTFALL_SECRET: 'x'.repeat(20), FOOTFALL_SECRET_FILE: '/f' }, () => 'y'.repeat(20));
+    const problems = problemsOf({ FOOTFALL_SECRET: 'x'.repeat(20), FOOTFALL_SECRET_FILE: '/f' }, () =>
+      'y'.repeat(20),
+    );
     expect(problems[0]).toMatch(/^FOOTFALL_SECRET_FILE: cannot be set together with FOOTFALL_SECRET/);
   });
 
   it('takes the public address from a hosting platform when FOOTFALL_BASE_URL is unset', () => {
-    expect(loadConfig({ RAILWAY_PUBLIC_DOMAIN: 'ff.up.railway.app' }).baseUrl).toBe('https://ff.up.railway.app');
+    expect(loadConfig({ RAILWAY_PUBLIC_DOMAIN: 'ff.up.railway.app' }).baseUrl).toBe(
+      'https://ff.up.railway.app',
+    );
     expect(loadConfig({ FLY_APP_NAME: 'ff' }).platform).toBe('fly');
     expect(loadConfig({ FLY_APP_NAME: 'ff', FOOTFALL_BASE_URL: 'https://a.example' }).baseUrl).toBe(
       'https://a.example',

@@ -65,7 +65,11 @@ export const FILE_VARIABLES = [
 ] as const;
 
 /** Variables never printed: `footfall config` masks them, errors never quote them. */
-export const SECRET_VARIABLES = new Set<string>([...FILE_VARIABLES, 'FOOTFALL_METRICS_TOKEN', 'FOOTFALL_SMTP_URL']);
+export const SECRET_VARIABLES = new Set<string>([
+  ...FILE_VARIABLES,
+  'FOOTFALL_METRICS_TOKEN',
+  'FOOTFALL_SMTP_URL',
+]);
 
 const from = <T>(parse: (text: string) => Parsed<T>) =>
   v.pipe(
@@ -85,7 +89,9 @@ const token = (min: number) =>
     if (/\s/.test(s)) return { ok: false, problem: 'must not contain spaces' };
     return { ok: true, value: s };
   });
-const text = from((t) => (t.trim() ? { ok: true, value: t.trim() } : { ok: false, problem: 'must not be empty' }));
+const text = from((t) =>
+  t.trim() ? { ok: true, value: t.trim() } : { ok: false, problem: 'must not be empty' },
+);
 const email = from((t) =>
   /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(t.trim().replace(/^.*<(.+)>$/, '$1'))
     ? { ok: true, value: t.trim() }
@@ -93,7 +99,10 @@ const email = from((t) =>
 );
 const domainList = from((t) => {
   const out: string[] = [];
-  for (const part of t.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const d = parseDomain(part);
     if (!d.ok) return { ok: false, problem: `"${part}" ${d.problem}` };
     if (!out.includes(d.value)) out.push(d.value);
@@ -109,17 +118,32 @@ const EnvSchema = v.object({
   FOOTFALL_SMTP_URL: v.optional(from(parseSmtpUrl)),
   FOOTFALL_MAIL_FROM: v.optional(email),
   FOOTFALL_BACKUP_S3: v.optional(from(parseS3Url)),
-  FOOTFALL_BACKUP_KEEP_DAYS: v.optional(from((t) => parseIntIn(t, 1, 3650)), '30'),
+  FOOTFALL_BACKUP_KEEP_DAYS: v.optional(
+    from((t) => parseIntIn(t, 1, 3650)),
+    '30',
+  ),
   FOOTFALL_OPERATOR_TOKEN: v.optional(token(16)),
   FOOTFALL_SETUP_TOKEN: v.optional(token(16)),
   FOOTFALL_TRUST_PROXY: v.optional(from(parseTrustProxy), 'auto'),
-  FOOTFALL_GEO: v.optional(from((t) => parseEnum(t, ['country', 'city', 'off'] as const)), 'country'),
+  FOOTFALL_GEO: v.optional(
+    from((t) => parseEnum(t, ['country', 'city', 'off'] as const)),
+    'country',
+  ),
   FOOTFALL_GEO_DIR: v.optional(text),
   FOOTFALL_UPDATE_CHECK: v.optional(from(parseOnOff), 'on'),
-  FOOTFALL_ENGINE_THREADS: v.optional(from((t) => parseIntIn(t, 1, 256)), '2'),
+  FOOTFALL_ENGINE_THREADS: v.optional(
+    from((t) => parseIntIn(t, 1, 256)),
+    '2',
+  ),
   FOOTFALL_ENGINE_MEMORY: v.optional(from(parseMemory), '256MB'),
-  FOOTFALL_DRAIN_SECONDS: v.optional(from((t) => parseIntIn(t, 0, 3600)), '25'),
-  FOOTFALL_LOG_LEVEL: v.optional(from((t) => parseEnum(t, ['debug', 'info', 'warn', 'error'] as const)), 'info'),
+  FOOTFALL_DRAIN_SECONDS: v.optional(
+    from((t) => parseIntIn(t, 0, 3600)),
+    '25',
+  ),
+  FOOTFALL_LOG_LEVEL: v.optional(
+    from((t) => parseEnum(t, ['debug', 'info', 'warn', 'error'] as const)),
+    'info',
+  ),
   FOOTFALL_SITES: v.optional(domainList),
   FOOTFALL_API_TOKEN: v.optional(token(16)),
   FOOTFALL_METRICS_TOKEN: v.optional(token(16)),

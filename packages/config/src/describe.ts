@@ -3,7 +3,8 @@ import { formatAddr } from './parse-values.ts';
 
 const MASK = '********';
 const mask = (value: string | undefined) => (value === undefined ? '(not set)' : MASK);
-const show = (value: string | number | boolean | undefined) => (value === undefined ? '(not set)' : String(value));
+const show = (value: string | number | boolean | undefined) =>
+  value === undefined ? '(not set)' : String(value);
 
 /**
  * The effective configuration as `NAME=value` lines, secrets masked, for `footfall config`.

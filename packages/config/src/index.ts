@@ -1,4 +1,14 @@
-export { type Config, FILE_VARIABLES, type GeoMode, type LoadOptions, type LogLevel, loadConfig, type Platform, SECRET_VARIABLES, VARIABLES } from './config.ts';
+export {
+  type Config,
+  FILE_VARIABLES,
+  type GeoMode,
+  type LoadOptions,
+  type LogLevel,
+  loadConfig,
+  type Platform,
+  SECRET_VARIABLES,
+  VARIABLES,
+} from './config.ts';
 export { describeConfig } from './describe.ts';
 export { ConfigError } from './errors.ts';
 export {

@@ -63,7 +63,9 @@ export function parseMemory(text: string): Parsed<string> {
 
 export function parseEnum<T extends string>(text: string, allowed: readonly T[]): Parsed<T> {
   const t = text.trim().toLowerCase();
-  return (allowed as readonly string[]).includes(t) ? ok(t as T) : bad(`must be one of ${allowed.join(', ')}`);
+  return (allowed as readonly string[]).includes(t)
+    ? ok(t as T)
+    : bad(`must be one of ${allowed.join(', ')}`);
 }
 
 export function parseOnOff(text: string): Parsed<boolean> {

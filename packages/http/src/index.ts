@@ -1,4 +1,12 @@
-export { AppError, type AppErrorOptions, codeToStatus, ERROR_STATUS, type ErrorBody, type ErrorCode } from './errors.ts';
+export {
+  AppError,
+  type AppErrorOptions,
+  codeToStatus,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+} from './errors.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { errorResponse, notFound, onError } from './on-error.ts';
+export { boundPort, drainServer, listen } from './server.ts';
 export { issuePath, parseInput } from './validate.ts';

@@ -4,7 +4,11 @@ import pino, { type Logger } from 'pino';
  * A pino logger for one process. Header values that carry credentials are redacted, and no
  * Footfall code passes a visitor address to a log call: addresses live only in ingest's memory.
  */
-export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+export function createLogger(options: {
+  level: string;
+  name: string;
+  destination?: pino.DestinationStream;
+}): Logger {
   return pino(
     {
       name: options.name,

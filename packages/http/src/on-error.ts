@@ -7,7 +7,8 @@ import { AppError, type ErrorBody, type ErrorCode } from './errors.ts';
 export function errorResponse(c: Context, error: AppError): Response {
   const body: ErrorBody = { code: error.code, message: error.message };
   if (error.field !== undefined) body.field = error.field;
-  if (error.retryAfter !== undefined) c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
+  if (error.retryAfter !== undefined)
+    c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   return c.json(body, error.status as 400);
 }
 
@@ -33,14 +34,23 @@ export function onError(logger: Logger): ErrorHandler {
     if (err instanceof AppError) return errorResponse(c, err);
     if (err instanceof HTTPException && err.status < 500) {
       const code = STATUS_CODES[err.status] ?? 'bad_request';
-      return c.json({ code, message: err.message || code.replace(/_/g, ' ') } satisfies ErrorBody, err.status);
+      return c.json(
+        { code, message: err.message || code.replace(/_/g, ' ') } satisfies ErrorBody,
+        err.status,
+      );
     }
     const requestId = crypto.randomUUID();
-    logger.error({ err: { name: err.name, message: err.message, stack: err.stack }, requestId, path: c.req.path }, 'request failed');
+    logger.error(
+      { err: { name: err.name, message: err.message, stack: err.stack }, requestId, path: c.req.path },
+      'request failed',
+    );
     return c.json({ code: 'internal', message: 'internal error', requestId } satisfies ErrorBody, 500);
   };
 }
 
 /** The one 404 answer for unknown paths. */
 export const notFound: NotFoundHandler = (c) =>
-  c.json({ code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } satisfies ErrorBody, 404);
+  c.json(
+    { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } satisfies ErrorBody,
+    404,
+  );

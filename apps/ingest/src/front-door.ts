@@ -1,0 +1,104 @@
+import { type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { Logger } from '@footfall/http';
+
+/** Paths the gateway answers itself; everything else goes to the query service. */
+export function isIngestPath(path: string): boolean {
+  return (
+    path === '/api/e' || path === '/api/crawl' || path.startsWith('/js/') || path.startsWith('/webhooks/')
+  );
+}
+
+/** Headers that describe one connection, not the message (RFC 9110 7.6.1), never forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
+
+/**
+ * Internal headers the gateway sets for the query service. Any copy a client sends is dropped, so
+ * only the gateway can speak for the client's address.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-footfall-client-address';
+export const CLIENT_PROTO_HEADER = 'x-footfall-client-proto';
+
+export interface ForwardOptions {
+  socketPath: string;
+  logger: Logger;
+  /** the visitor's address as the trust-proxy rule reads it; in memory only, never logged */
+  clientAddress: (req: IncomingMessage) => string;
+  /** 'https' when the client reached us over TLS, directly or through a trusted proxy */
+  clientProto: (req: IncomingMessage) => 'http' | 'https';
+  /** seconds a client should wait while the query service is down */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Forwards one request to the query service over its unix socket, streaming both ways: the body
+ * is piped, not buffered, and the answer is piped back chunk by chunk, so Server-Sent Events pass
+ * through unbuffered. While the query service is down the client gets 503 with `Retry-After`.
+ */
+export function forwardToQuery(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void {
+  const started = performance.now();
+  const headers: Record<string, string | string[]> = {};
+  const connectionTokens = new Set(
+    String(req.headers.connection ?? '')
+      .split(',')
+      .map((t) => t.trim().toLowerCase()),
+  );
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || connectionTokens.has(name)) continue;
+    if (name === CLIENT_ADDRESS_HEADER || name === CLIENT_PROTO_HEADER) continue;
+    headers[name] = value;
+  }
+  headers[CLIENT_ADDRESS_HEADER] = options.clientAddress(req);
+  headers[CLIENT_PROTO_HEADER] = options.clientProto(req);
+
+  const upstream = request({
+    socketPath: options.socketPath,
+    method: req.method,
+    path: req.url,
+    headers,
+  });
+  upstream.on('response', (answer) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    }
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+    // Server-Sent Events and other streams: send each chunk as it comes
+    if (String(answer.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+    answer.pipe(res);
+    answer.on('error', () => res.destroy());
+  });
+  upstream.on('error', (err: NodeJS.ErrnoException) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const down = err.code === 'ECONNREFUSED' || err.code === 'ENOENT' || err.code === 'ECONNRESET';
+    options.logger.warn({ code: err.code, path: req.url?.split('?')[0] }, 'query service unreachable');
+    const body = JSON.stringify({
+      code: 'unavailable',
+      message: down ? 'the query service is not available right now; try again shortly' : 'bad gateway',
+    });
+    res.writeHead(503, {
+      'content-type': 'application/json; charset=UTF-8',
+      'retry-after': String(options.retryAfterSeconds ?? 5),
+      'server-timing': `gateway;dur=${(performance.now() - started).toFixed(1)}`,
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  });
+  // a client that goes away takes its upstream request with it
+  res.on('close', () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.pipe(upstream);
+}

@@ -1,0 +1,3 @@
+export { createQueryApp } from './app.ts';
+export type { QueryDeps } from './deps.ts';
+export { type QueryService, startQueryService } from './main.ts';

@@ -1,0 +1,128 @@
+import { fileURLToPath } from 'node:url';
+import { type Config, ConfigError, describeConfig, loadConfig } from '@footfall/config';
+import { createLogger, type Logger } from '@footfall/http';
+import { startIngestGateway } from '@footfall/ingest';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
+import { startQueryService } from '@footfall/query';
+import { announceSetup } from './setup-link.ts';
+import { isSetupDone } from './setup-state.ts';
+import { Supervisor } from './supervisor.ts';
+
+const BIN = fileURLToPath(new URL('../bin/footfall.mjs', import.meta.url));
+
+const HELP = `footfall ${'<version>'}: self-hosted web analytics
+
+Usage: footfall <command>
+
+  start     run the ingest gateway and the query service, restarting a crashed one
+  ingest    run only the ingest gateway (the front door on FOOTFALL_ADDR)
+  query     run only the query service (reached through the gateway)
+  config    print the effective configuration, secrets masked
+  version   print the version
+
+Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
+`;
+
+/** Entry point of the `footfall` command. */
+export async function main(argv: string[]): Promise<void> {
+  const [command = 'help', ...rest] = argv;
+  if (command === 'version' || command === '--version') return void console.log(footfallVersion());
+  if (command === 'help' || command === '--help' || command === '-h') {
+    return void console.log(HELP.replace('<version>', footfallVersion()));
+  }
+  const config = readConfig();
+  switch (command) {
+    case 'config':
+      console.log(describeConfig(config).join('\n'));
+      return;
+    case 'start':
+      return runSupervisor(config);
+    case 'ingest':
+      return runProcess('ingest', config, (logger) => startIngestGateway(config, logger));
+    case 'query':
+      return runProcess('query', config, async (logger) => {
+        const service = await startQueryService(config, logger);
+        if (!rest.includes('--no-setup-link')) {
+          const instance = prepareInstance(config);
+          announceSetup(config, instance, isSetupDone(instance));
+        }
+        return service;
+      });
+    default:
+      console.error(
+        `footfall: unknown command "${command}"\n\n${HELP.replace('<version>', footfallVersion())}`,
+      );
+      process.exit(2);
+  }
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env, { defaultDataDir: './data' });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`footfall: cannot start: ${e.message}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+}
+
+/** Runs one service until SIGTERM/SIGINT, then drains it and exits. */
+async function runProcess(
+  name: string,
+  config: Config,
+  start: (logger: Logger) => Promise<{ stop(): Promise<void> }>,
+): Promise<void> {
+  const logger = createLogger({ level: config.logLevel, name });
+  let service: { stop(): Promise<void> };
+  try {
+    service = await start(logger);
+  } catch (e) {
+    logger.fatal({ err: { message: (e as Error).message } }, `${name} could not start`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return; // already draining; the supervisor or the platform enforces the deadline
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    void service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+async function runSupervisor(config: Config): Promise<void> {
+  const logger = createLogger({ level: config.logLevel, name: 'footfall' });
+  let instance: ReturnType<typeof prepareInstance>;
+  try {
+    instance = prepareInstance(config);
+  } catch (e) {
+    logger.fatal({ err: { message: (e as Error).message } }, 'cannot prepare the data directory');
+    process.exit(1);
+  }
+  logger.info({ version: footfallVersion(), dataDir: config.dataDir }, 'starting');
+  const supervisor = new Supervisor({
+    logger,
+    drainMs: config.drainSeconds * 1000,
+    children: [
+      { name: 'query', args: [BIN, 'query', '--no-setup-link'] },
+      { name: 'ingest', args: [BIN, 'ingest'] },
+    ],
+  });
+  supervisor.start();
+  announceSetup(config, instance, isSetupDone(instance));
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: draining children');
+    void supervisor.stop('SIGTERM').then(() => process.exit(0));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
