@@ -1,0 +1,203 @@
+import { type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
+import type { WalRecord } from '@footfall/schema';
+import { appendBotDrop, appendCrawl, appendEvent, CLEAR_STAGE_SQL, STAGE_TABLES_SQL } from './stage.ts';
+import {
+  AFFECTED_SQL,
+  ASSIGN_SQL,
+  DELETE_VISITS_SQL,
+  INSERT_VISITS_SQL,
+  UPDATE_EVENTS_SQL,
+  VISITS_SQL,
+  WINDOW_SQL,
+} from './visits-sql.ts';
+
+/** One WAL record with where it came from. */
+export interface BatchRecord {
+  stream: string;
+  seq: bigint;
+  record: WalRecord;
+}
+
+export interface Batch {
+  records: readonly BatchRecord[];
+}
+
+/** What one applied batch did. */
+export interface BatchResult {
+  /** events stored (after replay skipping and id dedupe) */
+  events: number;
+  /** events dropped because their id was already stored (or repeated in the batch) */
+  duplicates: number;
+  /** records skipped because their seq was at or below the stream's stored position */
+  replayed: number;
+  crawls: number;
+  botDrops: number;
+  /** whether a transaction was committed (false when the whole batch was already applied) */
+  committed: boolean;
+}
+
+/**
+ * How far back, from the batch's earliest event, stored ids are compared with incoming ones.
+ * The tracker retries for up to 24 hours with the same id and the same event time (receive time
+ * minus queue age), so the original is always within this window of its copy.
+ */
+export const DEDUPE_WINDOW_MS = 48 * 60 * 60 * 1000;
+
+const VISIT_GAP_MS = 30 * 60 * 1000;
+
+/** Test seam: called inside the transaction right before COMMIT. */
+export type BeforeCommit = () => Promise<void> | void;
+
+/** Reads the stored position of every stream. */
+export async function readPositions(connection: DuckDBConnection): Promise<Map<string, bigint>> {
+  const rows = (await connection.runAndReadAll('SELECT stream, seq FROM stream_positions')).getRowObjectsJS();
+  const positions = new Map<string, bigint>();
+  for (const row of rows) {
+    const { stream, seq } = row;
+    if (typeof stream === 'string' && typeof seq === 'bigint') positions.set(stream, seq);
+  }
+  return positions;
+}
+
+export async function prepareWriter(connection: DuckDBConnection): Promise<void> {
+  for (const sql of STAGE_TABLES_SQL) await connection.run(sql);
+}
+
+const instant = (ms: number) => timestampTZValue(BigInt(Math.floor(ms)) * 1000n);
+
+const count = async (connection: DuckDBConnection, sql: string): Promise<number> => {
+  const value = (await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0];
+  return typeof value === 'bigint' || typeof value === 'number' ? Number(value) : 0;
+};
+
+/**
+ * Loads one batch in ONE transaction together with each stream's new position: a crash or an
+ * error keeps all of it or none. Records at or below their stream's stored position are skipped
+ * (replay safety); an event whose (site, id) is already stored within DEDUPE_WINDOW_MS, or
+ * repeats earlier in the batch, is dropped. Visits of every visitor the batch touches are
+ * rebuilt (see visits-sql.ts). The caller serialises calls: the connection is the only writer.
+ */
+export async function applyBatch(
+  connection: DuckDBConnection,
+  batch: Batch,
+  beforeCommit?: BeforeCommit,
+): Promise<BatchResult> {
+  const result: BatchResult = {
+    events: 0,
+    duplicates: 0,
+    replayed: 0,
+    crawls: 0,
+    botDrops: 0,
+    committed: false,
+  };
+  if (batch.records.length === 0) return result;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const stored = await readPositions(connection);
+    const next = new Map<string, bigint>();
+    const events = await connection.createAppender('stage_events', 'main', 'temp');
+    const crawls = await connection.createAppender('stage_crawl', 'main', 'temp');
+    const bots = await connection.createAppender('stage_bots', 'main', 'temp');
+    let staged = 0;
+    let minAt = Number.POSITIVE_INFINITY;
+    try {
+      for (const { stream, seq, record } of batch.records) {
+        const position = stored.get(stream);
+        if (position !== undefined && seq <= position) {
+          result.replayed++;
+          continue;
+        }
+        const seen = next.get(stream);
+        if (seen === undefined || seq > seen) next.set(stream, seq);
+        if (record.t === 'event') {
+          appendEvent(events, staged++, record);
+          if (record.at < minAt) minAt = record.at;
+        } else if (record.t === 'crawl') {
+          appendCrawl(crawls, record);
+          result.crawls++;
+        } else {
+          appendBotDrop(bots, record);
+          result.botDrops++;
+        }
+      }
+    } finally {
+      events.closeSync();
+      crawls.closeSync();
+      bots.closeSync();
+    }
+    if (next.size === 0) {
+      await connection.run('ROLLBACK');
+      return result;
+    }
+    if (staged > 0) {
+      result.events = await loadEvents(connection, minAt);
+      result.duplicates = staged - result.events;
+    }
+    if (result.crawls > 0) await loadCounters(connection);
+    for (const [stream, seq] of next) {
+      await connection.run(
+        `INSERT INTO stream_positions VALUES ($1, $2)
+         ON CONFLICT (stream) DO UPDATE SET seq = greatest(seq, excluded.seq)`,
+        [stream, seq],
+      );
+    }
+    if (result.botDrops > 0) {
+      await connection.run(
+        `INSERT INTO bot_counters SELECT site, day::DATE, kind, count(*) FROM stage_bots GROUP BY ALL
+         ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
+      );
+    }
+    for (const sql of CLEAR_STAGE_SQL) await connection.run(sql);
+    await beforeCommit?.();
+    await connection.run('COMMIT');
+    result.committed = true;
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK');
+    throw error;
+  }
+}
+
+async function loadCounters(connection: DuckDBConnection): Promise<void> {
+  await connection.run(
+    `INSERT INTO crawl_counters
+     SELECT site, day::DATE, robot, robot_kind, path, status_class, count(*) FROM stage_crawl GROUP BY ALL
+     ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
+  );
+}
+
+/** Dedupes the staged events, builds their visits and stores them; returns how many were new. */
+async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<number> {
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE new_ev AS
+     SELECT s.* EXCLUDE (ord), md5_number_lower(s.visitor) AS visitor_key
+     FROM stage_events s
+     WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.site = s.site AND e.id = s.id AND e.ts >= $1)
+     QUALIFY row_number() OVER (PARTITION BY s.site, s.id ORDER BY s.ord) = 1`,
+    [instant(minAt - DEDUPE_WINDOW_MS)],
+  );
+  const fresh = await count(connection, 'SELECT count(*) FROM new_ev');
+  if (fresh === 0) return 0;
+  await connection.run(AFFECTED_SQL, [instant(minAt - VISIT_GAP_MS)]);
+  const lo = await connection.runAndReadAll('SELECT min(lo) FROM affected');
+  const minLo = lo.getRows()[0]?.[0];
+  if (minLo === null || minLo === undefined) throw new Error('no visitors affected by a non-empty batch');
+  const params = [minLo];
+  await connection.run(WINDOW_SQL, params);
+  await connection.run(VISITS_SQL);
+  await connection.run(ASSIGN_SQL);
+  await connection.run(UPDATE_EVENTS_SQL, params);
+  await connection.run(
+    `INSERT INTO events
+     SELECT n.site, n.id, n.ts, n.kind, n.name, n.props, n.host, n.path, n.visitor, n.visitor_key, n.id_mode,
+       n.referrer_host, n.referrer_path, n.channel, n.assistant, n.utm_source, n.utm_medium, n.utm_campaign,
+       n.utm_term, n.utm_content, n.click_id, n.browser, n.browser_version, n.os, n.os_version, n.device,
+       n.language, n.country, n.region, n.city, n.screen_w, n.screen_h, n.engaged_ms, n.scroll, n.lcp, n.fcp,
+       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start
+     FROM new_ev n LEFT JOIN asg a ON a.is_new AND a.site = n.site AND a.id = n.id
+     ORDER BY n.ts`,
+  );
+  await connection.run(DELETE_VISITS_SQL, params);
+  await connection.run(INSERT_VISITS_SQL);
+  return fresh;
+}

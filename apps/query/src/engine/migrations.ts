@@ -1,0 +1,177 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/**
+ * Forward-only schema migrations of `analytics.duckdb`. The applied version is stored in
+ * `schema_version`; each migration runs in its own transaction together with the version bump,
+ * so a crash leaves the database at one version or the next. A database written by a newer
+ * Footfall (a version this code does not know) is refused rather than guessed at.
+ */
+export interface Migration {
+  version: number;
+  /** what the migration changes, for humans */
+  name: string;
+  statements: string[];
+}
+
+const V1: Migration = {
+  version: 1,
+  name: 'events, visits, crawler and bot counters, stream positions',
+  statements: [
+    // One row per stored WalEvent. visitor_key is a 64-bit digest of the visitor id: counting
+    // distinct integers is much cheaper than distinct strings. session_id and visit_start are
+    // the visit the event belongs to (NULL for an engagement or vitals event outside any visit).
+    `CREATE TABLE events (
+      site VARCHAR NOT NULL,
+      id VARCHAR NOT NULL,
+      ts TIMESTAMPTZ NOT NULL,
+      kind VARCHAR NOT NULL,
+      name VARCHAR,
+      props VARCHAR,
+      host VARCHAR NOT NULL,
+      path VARCHAR NOT NULL,
+      visitor VARCHAR NOT NULL,
+      visitor_key UBIGINT NOT NULL,
+      id_mode VARCHAR NOT NULL,
+      referrer_host VARCHAR,
+      referrer_path VARCHAR,
+      channel VARCHAR NOT NULL,
+      assistant VARCHAR,
+      utm_source VARCHAR,
+      utm_medium VARCHAR,
+      utm_campaign VARCHAR,
+      utm_term VARCHAR,
+      utm_content VARCHAR,
+      click_id VARCHAR,
+      browser VARCHAR,
+      browser_version VARCHAR,
+      os VARCHAR,
+      os_version VARCHAR,
+      device VARCHAR NOT NULL,
+      language VARCHAR,
+      country VARCHAR,
+      region VARCHAR,
+      city VARCHAR,
+      screen_w INTEGER,
+      screen_h INTEGER,
+      engaged_ms BIGINT,
+      scroll DOUBLE,
+      lcp DOUBLE,
+      fcp DOUBLE,
+      inp DOUBLE,
+      ttfb DOUBLE,
+      cls DOUBLE,
+      session_id UBIGINT,
+      visit_start TIMESTAMPTZ
+    )`,
+    // One row per visit, rebuilt by the loader whenever one of its events arrives. Visit-level
+    // attributes come from the visit's first pageview (its first event when it has none).
+    `CREATE TABLE sessions (
+      site VARCHAR NOT NULL,
+      session_id UBIGINT NOT NULL,
+      visitor VARCHAR NOT NULL,
+      visitor_key UBIGINT NOT NULL,
+      started_at TIMESTAMPTZ NOT NULL,
+      last_at TIMESTAMPTZ NOT NULL,
+      ended_at TIMESTAMPTZ NOT NULL,
+      duration_ms BIGINT NOT NULL,
+      pageviews INTEGER NOT NULL,
+      events INTEGER NOT NULL,
+      channel VARCHAR,
+      assistant VARCHAR,
+      referrer VARCHAR,
+      entry_page VARCHAR,
+      exit_page VARCHAR,
+      utm_source VARCHAR,
+      utm_medium VARCHAR,
+      utm_campaign VARCHAR,
+      country VARCHAR,
+      region VARCHAR,
+      city VARCHAR,
+      device VARCHAR,
+      browser VARCHAR,
+      os VARCHAR,
+      language VARCHAR
+    )`,
+    // status_class: 1..5 for 1xx..5xx, 0 when the recipe could not know the status.
+    `CREATE TABLE crawl_counters (
+      site VARCHAR NOT NULL,
+      day DATE NOT NULL,
+      robot VARCHAR NOT NULL,
+      robot_kind VARCHAR NOT NULL,
+      path VARCHAR NOT NULL,
+      status_class UTINYINT NOT NULL,
+      hits BIGINT NOT NULL,
+      PRIMARY KEY (site, day, robot, robot_kind, path, status_class)
+    )`,
+    `CREATE TABLE bot_counters (
+      site VARCHAR NOT NULL,
+      day DATE NOT NULL,
+      kind VARCHAR NOT NULL,
+      hits BIGINT NOT NULL,
+      PRIMARY KEY (site, day, kind)
+    )`,
+    // The last WAL sequence number applied per stream, committed with the batch it ends.
+    `CREATE TABLE stream_positions (
+      stream VARCHAR PRIMARY KEY,
+      seq UBIGINT NOT NULL
+    )`,
+  ],
+};
+
+/** Every migration this code knows, in order. Append only: never edit a released migration. */
+export const MIGRATIONS: readonly Migration[] = [V1];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Thrown when the database was written by a newer Footfall than this one. */
+export class NewerSchemaError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `analytics.duckdb has schema version ${found} but this Footfall only knows up to ${known}: ` +
+        'it was written by a newer version. Run that version, or restore the backup taken before the upgrade.',
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+/** Reads the stored schema version (0 for a fresh database). */
+export async function schemaVersion(connection: DuckDBConnection): Promise<number> {
+  await connection.run('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const rows = (
+    await connection.runAndReadAll('SELECT max(version) AS v FROM schema_version')
+  ).getRowObjectsJS();
+  const found = rows[0]?.['v'];
+  return typeof found === 'number' ? found : 0;
+}
+
+/**
+ * Brings the database up to the newest known version, or throws NewerSchemaError without
+ * touching anything. Returns the versions it applied.
+ */
+export async function migrate(
+  connection: DuckDBConnection,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  const known = migrations[migrations.length - 1]?.version ?? 0;
+  const current = await schemaVersion(connection);
+  if (current > known) throw new NewerSchemaError(current, known);
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      for (const statement of migration.statements) await connection.run(statement);
+      await connection.run('INSERT INTO schema_version VALUES ($1)', [migration.version]);
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK');
+      throw error;
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}

@@ -1,0 +1,54 @@
+import type { WalBotDrop, WalCrawl, WalEvent, WalRecord } from '@footfall/schema';
+import type { BatchRecord } from './loader.ts';
+
+/** Test helpers: hand-built WAL records with only what a test cares about spelled out. */
+
+let counter = 0;
+
+/** Milliseconds since the epoch of an ISO instant such as '2026-03-02T10:00:00Z'. */
+export const ms = (iso: string): number => {
+  const value = Date.parse(iso);
+  if (Number.isNaN(value)) throw new Error(`bad test time ${iso}`);
+  return value;
+};
+
+/** A pageview by default; `at` takes an ISO instant. */
+export function ev(at: string, fields: Partial<WalEvent> = {}): WalEvent {
+  counter++;
+  return {
+    t: 'event',
+    id: `evt-${counter.toString().padStart(8, '0')}`,
+    site: 'site1',
+    at: ms(at),
+    kind: 'pv',
+    host: 'example.com',
+    path: '/',
+    visitor: 'v1',
+    idMode: 'cookie',
+    channel: 'Direct',
+    device: 'desktop',
+    ...fields,
+  };
+}
+
+export function crawl(fields: Partial<WalCrawl> = {}): WalCrawl {
+  return {
+    t: 'crawl',
+    site: 'site1',
+    day: '2026-03-02',
+    robot: 'GPTBot',
+    robotKind: 'ai_training',
+    path: '/',
+    status: 200,
+    ...fields,
+  };
+}
+
+export function botDrop(fields: Partial<WalBotDrop> = {}): WalBotDrop {
+  return { t: 'bot', site: 'site1', day: '2026-03-02', kind: 'list', ...fields };
+}
+
+/** Numbers records 1.. (or from `first`) on one stream. */
+export function onStream(stream: string, records: WalRecord[], first = 1n): BatchRecord[] {
+  return records.map((record, i) => ({ stream, seq: first + BigInt(i), record }));
+}

@@ -1,0 +1,127 @@
+/**
+ * The SQL that turns freshly staged events into visits, run by the loader inside the batch's
+ * transaction. The rule (DESIGN.md "Sessions (visits)"):
+ *
+ * - Pageviews (`pv`) and custom events (`ev`) are activity. Per site and visitor, activity sorted
+ *   by time (then event id) starts a new visit when more than 30 minutes passed since the
+ *   previous activity; a gap of exactly 30 minutes continues the visit.
+ * - Engagement (`en`) and vitals (`vt`) events report on a page already seen: they never start
+ *   or split a visit. Each belongs to the latest visit that started at or before it, if it came
+ *   no later than 30 minutes after that visit's last activity; otherwise it belongs to none.
+ *   Their time does extend the visit's end, so an engagement event sent when the reader leaves
+ *   the page counts toward the visit's duration.
+ * - Duration = end (last activity or attached engagement/vitals event) minus start.
+ * - The first pageview decides channel, referrer, campaign, entry page and the visitor's
+ *   country, region, city, device, browser, OS and language (the first event when a visit has
+ *   no pageview); the last pageview is the exit page; one pageview exactly is a bounce.
+ * - The visit id is a digest of (site, visitor, start), so a replay gives the same ids.
+ *
+ * Out of order events: for every visitor touched by the batch, the loader recomputes all of
+ * that visitor's visits from `lo` onwards, where `lo` is the start of the earliest stored visit
+ * whose last activity is at most 30 minutes before the batch's earliest event for that visitor
+ * (or that event itself when there is none). The visit before `lo` ended more than 30 minutes
+ * before anything recomputed, so it cannot change. An old event that falls inside, between or
+ * before stored visits therefore merges, splits or extends them exactly as if it had arrived in
+ * order.
+ */
+
+/** The 30-minute inactivity gap, as a DuckDB interval literal. */
+export const VISIT_GAP = "INTERVAL '30 minutes'";
+
+/** Visitors touched by the batch and the time from which their visits are recomputed. */
+export const AFFECTED_SQL = `
+CREATE OR REPLACE TEMP TABLE affected AS
+SELECT n.site, n.visitor, least(n.min_at, coalesce(min(s.started_at), n.min_at)) AS lo
+FROM (SELECT site, visitor, min(ts) AS min_at FROM new_ev GROUP BY site, visitor) n
+LEFT JOIN sessions s
+  ON s.site = n.site AND s.visitor = n.visitor
+  AND s.last_at >= n.min_at - ${VISIT_GAP} AND s.last_at >= $1
+GROUP BY n.site, n.visitor, n.min_at`;
+
+/** Columns a visit needs from each event. */
+const WIN_COLUMNS = `site, id, ts, kind, visitor, visitor_key, path, channel, assistant, referrer_host,
+  utm_source, utm_medium, utm_campaign, country, region, city, device, browser, os, language`;
+
+/** Stored events of the affected visitors from their `lo` on, plus the new ones. `$1` = min lo. */
+export const WINDOW_SQL = `
+CREATE OR REPLACE TEMP TABLE win AS
+SELECT ${WIN_COLUMNS.replace(/(\w+)/g, 'e.$1')}, false AS is_new
+FROM events e JOIN affected a ON e.site = a.site AND e.visitor = a.visitor AND e.ts >= a.lo
+WHERE e.ts >= $1
+UNION ALL
+SELECT ${WIN_COLUMNS}, true AS is_new FROM new_ev`;
+
+/** Numbers the activity of each visitor into visits and sums each visit up. */
+export const VISITS_SQL = `
+CREATE OR REPLACE TEMP TABLE vis AS
+WITH act AS (
+  SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
+  FROM win WHERE kind IN ('pv', 'ev')
+), numbered AS (
+  SELECT *, sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
+    OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
+  FROM act
+), grouped AS (
+  SELECT site, visitor, vno,
+    any_value(visitor_key) AS visitor_key,
+    min(ts) AS started_at,
+    max(ts) AS last_at,
+    count(*) FILTER (WHERE kind = 'pv')::INTEGER AS pageviews,
+    count(*) FILTER (WHERE kind = 'ev')::INTEGER AS events,
+    last(path ORDER BY ts, id) FILTER (WHERE kind = 'pv') AS exit_page,
+    first({channel: channel, assistant: assistant, referrer: referrer_host,
+      entry_page: CASE WHEN kind = 'pv' THEN path END, utm_source: utm_source,
+      utm_medium: utm_medium, utm_campaign: utm_campaign, country: country, region: region,
+      city: city, device: device, browser: browser, os: os, language: language}
+      ORDER BY kind <> 'pv', ts, id) AS f
+  FROM numbered GROUP BY site, visitor, vno
+)
+SELECT site, visitor, vno, visitor_key, started_at, last_at, pageviews, events, exit_page, f,
+  md5_number_lower(site || chr(0) || visitor || chr(0) || epoch_ms(started_at)::VARCHAR) AS session_id
+FROM grouped`;
+
+/** The visit of every event in the window (NULL for engagement/vitals outside any visit). */
+export const ASSIGN_SQL = `
+CREATE OR REPLACE TEMP TABLE asg AS
+WITH act AS (
+  SELECT site, id, ts, visitor, is_new,
+    sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
+      OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
+  FROM (SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
+        FROM win WHERE kind IN ('pv', 'ev'))
+), passive AS (
+  SELECT p.site, p.id, p.ts, p.is_new,
+    CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.session_id END AS session_id,
+    CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.started_at END AS visit_start
+  FROM (SELECT * FROM win WHERE kind NOT IN ('pv', 'ev')) p
+  ASOF LEFT JOIN vis v ON p.site = v.site AND p.visitor = v.visitor AND p.ts >= v.started_at
+)
+SELECT a.site, a.id, a.ts, a.is_new, v.session_id, v.started_at AS visit_start
+FROM act a JOIN vis v ON a.site = v.site AND a.visitor = v.visitor AND a.vno = v.vno
+UNION ALL
+SELECT site, id, ts, is_new, session_id, visit_start FROM passive`;
+
+/** Re-points stored events whose visit changed. `$1` = min lo (lets DuckDB skip old row groups). */
+export const UPDATE_EVENTS_SQL = `
+UPDATE events SET session_id = a.session_id, visit_start = a.visit_start
+FROM asg a
+WHERE NOT a.is_new AND events.site = a.site AND events.id = a.id AND events.ts = a.ts
+  AND events.ts >= $1 AND events.session_id IS DISTINCT FROM a.session_id`;
+
+/** Replaces the affected visitors' visits from `lo` on. `$1` = min lo. */
+export const DELETE_VISITS_SQL = `
+DELETE FROM sessions USING affected a
+WHERE sessions.site = a.site AND sessions.visitor = a.visitor AND sessions.started_at >= a.lo
+  AND sessions.last_at >= $1`;
+
+export const INSERT_VISITS_SQL = `
+INSERT INTO sessions
+SELECT v.site, v.session_id, v.visitor, v.visitor_key, v.started_at, v.last_at,
+  greatest(v.last_at, coalesce(p.ended_at, v.last_at)) AS ended_at,
+  epoch_ms(greatest(v.last_at, coalesce(p.ended_at, v.last_at))) - epoch_ms(v.started_at) AS duration_ms,
+  v.pageviews, v.events, v.f.channel, v.f.assistant, v.f.referrer, v.f.entry_page, v.exit_page,
+  v.f.utm_source, v.f.utm_medium, v.f.utm_campaign, v.f.country, v.f.region, v.f.city,
+  v.f.device, v.f.browser, v.f.os, v.f.language
+FROM vis v
+LEFT JOIN (SELECT session_id, max(ts) AS ended_at FROM asg WHERE session_id IS NOT NULL GROUP BY session_id) p
+  ON p.session_id = v.session_id`;
