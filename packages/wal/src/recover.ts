@@ -1,0 +1,106 @@
+import { WalCorruptionError } from './errors.ts';
+import { decodeSegmentHeader, SEGMENT_HEADER_BYTES } from './format.ts';
+import { readAt, type WalFileHandle, type WalFs } from './fs.ts';
+import { readMark } from './mark.ts';
+import { findLaterBatchStart, scanRecord } from './scan.ts';
+import { ByteWindow, createSegment, listSegments, type SegmentRef } from './segments.ts';
+
+/** What a writer found (and cut) at the end of its stream when it opened. */
+export interface TailRecovery {
+  /** The segment appends continue in, open for writing. */
+  segment: SegmentRef;
+  handle: WalFileHandle;
+  /** Byte length of that segment after any cut: where the next record goes. */
+  size: number;
+  /** Seq of the last record kept; 0n for an empty stream. */
+  lastSeq: bigint;
+  /** The torn tail that was cut off, if there was one. */
+  cut: { segment: string; offset: number; bytes: number; reason: string } | null;
+}
+
+/**
+ * Finds where a stream ends and makes that end durable, for a writer about to append.
+ *
+ * Only the last segment is scanned: earlier ones were complete and fsynced before the writer moved
+ * on, and the reader checks every record of them as it reads. In the last segment, the first bad
+ * record (cut short, CRC mismatch, wrong seq) ends the stream and everything from it on is cut,
+ * unless it is provably not a torn write: its seq is at or below the durable mark, or a later
+ * write batch starts after it. Then it is corruption and opening fails.
+ */
+export async function recoverTail(fs: WalFs, dir: string): Promise<TailRecovery> {
+  const durable = (await readMark(fs, dir)) ?? 0n;
+  const segments = await listSegments(fs, dir);
+  const last = segments.at(-1);
+  if (!last) {
+    if (durable > 0n) {
+      throw new WalCorruptionError(dir, 0, `no segment files, yet records up to seq ${durable} were durable`);
+    }
+    const created = await createSegment(fs, dir, 1n);
+    return { ...created, size: SEGMENT_HEADER_BYTES, lastSeq: 0n, cut: null };
+  }
+
+  const handle = await fs.open(last.path, 'r+');
+  try {
+    const result = await scanTail(handle, last, durable);
+    if (result.cut) await handle.truncate(result.size);
+    // Also makes durable what a crashed writer wrote but never fsynced, before the mark covers it.
+    await handle.sync();
+    return { segment: last, handle, ...result };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+async function scanTail(
+  handle: WalFileHandle,
+  segment: SegmentRef,
+  durable: bigint,
+): Promise<Pick<TailRecovery, 'size' | 'lastSeq' | 'cut'>> {
+  const header = decodeSegmentHeader(await readAt(handle, 0, SEGMENT_HEADER_BYTES));
+  if (header !== segment.firstSeq) {
+    throw new WalCorruptionError(
+      segment.path,
+      0,
+      'segment header is missing or does not match the file name',
+    );
+  }
+  const fileSize = (await handle.stat()).size;
+  const window = new ByteWindow(handle);
+  let offset = SEGMENT_HEADER_BYTES;
+  let expected = segment.firstSeq;
+  for (;;) {
+    const found = await scanRecord(window, offset);
+    if (found.kind === 'end') break;
+    if (found.kind === 'record' && found.seq === expected) {
+      offset += found.size;
+      expected += 1n;
+      continue;
+    }
+    const reason = found.kind === 'bad' ? found.reason : `seq ${found.seq} where ${expected} was expected`;
+    if (expected <= durable) {
+      throw new WalCorruptionError(segment.path, offset, `${reason}; seq ${expected} was already durable`);
+    }
+    const later = findLaterBatchStart(await readAt(handle, offset, fileSize - offset), expected);
+    if (later >= 0) {
+      throw new WalCorruptionError(
+        segment.path,
+        offset,
+        `${reason}; a later write batch follows at offset ${offset + later}, so this is not a torn tail`,
+      );
+    }
+    return {
+      size: offset,
+      lastSeq: expected - 1n,
+      cut: { segment: segment.path, offset, bytes: fileSize - offset, reason },
+    };
+  }
+  if (expected - 1n < durable) {
+    throw new WalCorruptionError(
+      segment.path,
+      offset,
+      `stream ends at seq ${expected - 1n}, yet records up to seq ${durable} were durable`,
+    );
+  }
+  return { size: offset, lastSeq: expected - 1n, cut: null };
+}

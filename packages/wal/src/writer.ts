@@ -1,0 +1,255 @@
+import { WalClosedError, WalWriteError } from './errors.ts';
+import {
+  FLAG_BATCH_START,
+  MAX_PAYLOAD_BYTES,
+  recordSize,
+  SEGMENT_HEADER_BYTES,
+  writeRecord,
+} from './format.ts';
+import { DIR_MODE, ensureDir, nodeFs, type WalFileHandle, type WalFs, writeFully } from './fs.ts';
+import { StreamLock } from './lock.ts';
+import { MarkFile } from './mark.ts';
+import { recoverTail, type TailRecovery } from './recover.ts';
+import { createSegment, removeTempFiles, type SegmentRef } from './segments.ts';
+
+export interface WalWriterOptions {
+  /** The stream's directory, e.g. `<dataDir>/wal/<streamId>`; created when missing. */
+  dir: string;
+  /** A new segment is started before a batch would take the current one past this size. */
+  segmentBytes?: number;
+  /** Most bytes one group commit writes; more waiting appends go in the next one. */
+  maxBatchBytes?: number;
+  /** File operations; tests inject failures here. Defaults to node:fs. */
+  fs?: WalFs;
+}
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+interface PendingAppend {
+  payload: Uint8Array;
+  resolve: (seq: bigint) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Opens a stream for appending: takes its lock, cuts a torn tail, and continues after the last
+ * durable record. Throws WalLockedError if another writer holds the stream, WalCorruptionError if
+ * the stream's end is damaged in a way that is not a torn write.
+ *
+ * @example
+ * const wal = await openWalWriter({ dir: join(dataDir, 'wal', streamId) });
+ * const seq = await wal.append(new TextEncoder().encode(JSON.stringify(record))); // fsynced
+ * if (wal.pending > 1000) answer503();
+ */
+export async function openWalWriter(options: WalWriterOptions): Promise<WalWriter> {
+  const fs = options.fs ?? nodeFs;
+  await ensureDir(fs, options.dir, DIR_MODE);
+  const lock = await StreamLock.acquire(fs, options.dir);
+  let tail: TailRecovery | undefined;
+  let mark: MarkFile | undefined;
+  try {
+    await removeTempFiles(fs, options.dir);
+    tail = await recoverTail(fs, options.dir);
+    mark = await MarkFile.open(fs, options.dir);
+    await mark.write(tail.lastSeq);
+    return new WalWriter(fs, options, lock, mark, tail);
+  } catch (error) {
+    await tail?.handle.close().catch(() => {});
+    await mark?.close().catch(() => {});
+    await lock.release().catch(() => {});
+    throw error;
+  }
+}
+
+/** The single writer of one WAL stream. Appends are durable (fsynced) when their promise resolves. */
+export class WalWriter {
+  /** The torn tail cut off when this writer opened (worth a log line), or null. */
+  readonly recovered: TailRecovery['cut'];
+  readonly #fs: WalFs;
+  readonly #dir: string;
+  readonly #segmentBytes: number;
+  readonly #maxBatchBytes: number;
+  readonly #lock: StreamLock;
+  readonly #mark: MarkFile;
+  #segment: SegmentRef;
+  #handle: WalFileHandle;
+  /** Bytes of the current segment that are written and fsynced. */
+  #size: number;
+  #lastSeq: bigint;
+  #queue: PendingAppend[] = [];
+  #inFlight = 0;
+  #draining: Promise<void> | null = null;
+  #failure: WalWriteError | null = null;
+  #closing: Promise<void> | null = null;
+
+  /** @internal use openWalWriter */
+  constructor(fs: WalFs, options: WalWriterOptions, lock: StreamLock, mark: MarkFile, tail: TailRecovery) {
+    this.#fs = fs;
+    this.#dir = options.dir;
+    this.#segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.#maxBatchBytes = options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES;
+    this.#lock = lock;
+    this.#mark = mark;
+    this.#segment = tail.segment;
+    this.#handle = tail.handle;
+    this.#size = tail.size;
+    this.#lastSeq = tail.lastSeq;
+    this.recovered = tail.cut;
+  }
+
+  /** Appends waiting for the disk (queued or in the write + fsync under way): a pressure gauge. */
+  get pending(): number {
+    return this.#queue.length + this.#inFlight;
+  }
+
+  /** Seq of the last durable record; 0n while the stream is empty. */
+  get lastSeq(): bigint {
+    return this.#lastSeq;
+  }
+
+  /** The sticky write failure, or null while the writer is healthy. */
+  get failure(): WalWriteError | null {
+    return this.#failure;
+  }
+
+  /** Path of the segment appends currently go to (pruning never removes it). */
+  get currentSegment(): string {
+    return this.#segment.path;
+  }
+
+  /**
+   * Appends one record and resolves with its seq once it is fsynced. Rejects with the sticky
+   * WalWriteError after a failed write, WalClosedError after close(), RangeError for a payload
+   * over MAX_PAYLOAD_BYTES.
+   */
+  append(payload: Uint8Array): Promise<bigint> {
+    const refusal = this.#refusal([payload]);
+    if (refusal) return Promise.reject(refusal);
+    const done = new Promise<bigint>((resolve, reject) => this.#queue.push({ payload, resolve, reject }));
+    this.#kick();
+    return done;
+  }
+
+  /** Appends several records, with consecutive seqs, in one group commit when they fit one batch. */
+  appendMany(payloads: readonly Uint8Array[]): Promise<bigint[]> {
+    const refusal = this.#refusal(payloads);
+    if (refusal) return Promise.reject(refusal);
+    const all = payloads.map(
+      (payload) => new Promise<bigint>((resolve, reject) => this.#queue.push({ payload, resolve, reject })),
+    );
+    this.#kick();
+    return Promise.all(all);
+  }
+
+  /**
+   * Waits for queued appends to be written, then releases the files and the lock. After a sticky
+   * failure, close and open a new writer to retry (that cuts whatever the failed batch left).
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#draining;
+      await this.#handle.close().catch(() => {});
+      await this.#mark.close().catch(() => {});
+      await this.#lock.release();
+    })();
+    return this.#closing;
+  }
+
+  #refusal(payloads: readonly Uint8Array[]): Error | null {
+    if (this.#closing) return new WalClosedError('WAL writer is closed');
+    if (this.#failure) return this.#failure;
+    for (const payload of payloads) {
+      if (payload.length > MAX_PAYLOAD_BYTES) {
+        return new RangeError(`WAL payload of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+      }
+    }
+    return null;
+  }
+
+  #kick(): void {
+    this.#draining ??= this.#drain().finally(() => {
+      this.#draining = null;
+    });
+  }
+
+  /** The group commit loop: whatever queued while one fsync ran goes out together in the next. */
+  async #drain(): Promise<void> {
+    // Let appends made in the same tick join the first batch.
+    await Promise.resolve();
+    while (this.#queue.length > 0 && !this.#failure) {
+      const batch = this.#takeBatch();
+      this.#inFlight = batch.length;
+      try {
+        const firstSeq = await this.#commit(batch);
+        batch.forEach((item, i) => {
+          item.resolve(firstSeq + BigInt(i));
+        });
+      } catch (error) {
+        await this.#fail(error, batch);
+      } finally {
+        this.#inFlight = 0;
+      }
+    }
+  }
+
+  #takeBatch(): PendingAppend[] {
+    const limit = Math.min(this.#maxBatchBytes, this.#segmentBytes - SEGMENT_HEADER_BYTES);
+    let bytes = 0;
+    let count = 0;
+    for (const item of this.#queue) {
+      const size = recordSize(item.payload.length);
+      if (count > 0 && bytes + size > limit) break;
+      bytes += size;
+      count++;
+    }
+    return this.#queue.splice(0, count);
+  }
+
+  /** Writes and fsyncs one batch; returns the seq of its first record. */
+  async #commit(batch: PendingAppend[]): Promise<bigint> {
+    const bytes = batch.reduce((sum, item) => sum + recordSize(item.payload.length), 0);
+    if (this.#size > SEGMENT_HEADER_BYTES && this.#size + bytes > this.#segmentBytes) await this.#roll();
+    const firstSeq = this.#lastSeq + 1n;
+    const buffer = new Uint8Array(bytes);
+    let at = 0;
+    batch.forEach((item, i) => {
+      at = writeRecord(buffer, at, firstSeq + BigInt(i), i === 0 ? FLAG_BATCH_START : 0, item.payload);
+    });
+    const path = this.#segment.path;
+    await writeFully(this.#handle, buffer, this.#size).catch((error: unknown) => {
+      throw new WalWriteError('write', path, error);
+    });
+    await this.#handle.sync().catch((error: unknown) => {
+      throw new WalWriteError('fsync', path, error);
+    });
+    this.#size += bytes;
+    this.#lastSeq = firstSeq + BigInt(batch.length - 1);
+    await this.#mark.write(this.#lastSeq).catch((error: unknown) => {
+      // The batch is durable, so its appends still succeed; the next ones are refused.
+      this.#failure ??= new WalWriteError('durable mark write', this.#mark.path, error);
+    });
+    return firstSeq;
+  }
+
+  async #roll(): Promise<void> {
+    const next = await createSegment(this.#fs, this.#dir, this.#lastSeq + 1n).catch((error: unknown) => {
+      throw new WalWriteError('segment creation', this.#dir, error);
+    });
+    await this.#handle.close().catch(() => {});
+    this.#segment = next.segment;
+    this.#handle = next.handle;
+    this.#size = SEGMENT_HEADER_BYTES;
+  }
+
+  async #fail(error: unknown, batch: PendingAppend[]): Promise<void> {
+    const failure =
+      error instanceof WalWriteError ? error : new WalWriteError('append', this.#segment.path, error);
+    this.#failure ??= failure;
+    const rejected = [...batch, ...this.#queue.splice(0)];
+    // Best effort: drop the half-written batch now, so its (rejected) records are not kept; if this
+    // fails too, the next open cuts them as a torn tail instead.
+    await this.#handle.truncate(this.#size).catch(() => {});
+    for (const item of rejected) item.reject(failure);
+  }
+}
