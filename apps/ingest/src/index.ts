@@ -1,4 +1,4 @@
 export { createIngestApp } from './app.ts';
 export type { IngestDeps } from './deps.ts';
-export { forwardToQuery, isIngestPath } from './front-door.ts';
+export { CLIENT_ADDRESS_HEADER, CLIENT_PROTO_HEADER, forwardToQuery, isIngestPath } from './front-door.ts';
 export { type IngestGateway, startIngestGateway } from './main.ts';

@@ -75,25 +75,30 @@ async function runProcess(
   start: (logger: Logger) => Promise<{ stop(): Promise<void> }>,
 ): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name });
-  let service: { stop(): Promise<void> };
+  // handlers first: a signal that arrives while starting drains right after the start
+  let service: { stop(): Promise<void> } | undefined;
+  let signalled: NodeJS.Signals | undefined;
+  const drain = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'draining');
+    void service!.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return; // already draining; the supervisor or the platform enforces the deadline
+    signalled = signal;
+    if (service) drain(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     service = await start(logger);
   } catch (e) {
     logger.fatal({ err: { message: (e as Error).message } }, `${name} could not start`);
     process.exit(1);
   }
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return; // already draining; the supervisor or the platform enforces the deadline
-    stopping = true;
-    logger.info({ signal }, 'draining');
-    void service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (signalled) drain(signalled);
 }
 
 async function runSupervisor(config: Config): Promise<void> {

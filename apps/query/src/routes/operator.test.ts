@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@footfall/config';
+import { createLogger } from '@footfall/http';
+import { prepareInstance } from '@footfall/instance';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createQueryApp } from '../app.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'ff-op-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const logger = createLogger({ level: 'silent', name: 'test' });
+
+function app(env: Record<string, string>) {
+  const config = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'data'), ...env });
+  const instance = prepareInstance(config);
+  return createQueryApp({ config, instance, logger, startedAt: Date.now() - 5000, now: Date.now });
+}
+
+const TOKEN = 'operator-token-0123456789';
+
+describe('operator endpoints', () => {
+  it('do not exist while FOOTFALL_OPERATOR_TOKEN is unset', async () => {
+    const a = app({});
+    for (const path of ['/_footfall/health', '/_footfall/usage']) {
+      const res = await a.request(path, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: 'not_found' });
+    }
+  });
+
+  it('need the token as bearer: 401 without it or with a wrong one', async () => {
+    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
+    for (const path of ['/_footfall/health', '/_footfall/usage']) {
+      const none = await a.request(path);
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      const wrong = await a.request(path, { headers: { authorization: `Bearer ${TOKEN}x` } });
+      expect(wrong.status).toBe(401);
+      expect(await wrong.json()).toMatchObject({ code: 'unauthorized' });
+    }
+  });
+
+  it('answer with the token, carrying version, uptime and key_on_volume', async () => {
+    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
+    const res = await a.request('/_footfall/health', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('server-timing')).toMatch(/dur=/);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.version).toBe('0.1.0');
+    expect(body.uptime_seconds).toBeGreaterThanOrEqual(5);
+    expect(body.key_on_volume).toBe(true);
+    expect((body.memory as { kind: string }).kind).toBe('rss');
+    const usage = await a.request('/_footfall/usage', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(usage.status).toBe(200);
+    expect((await usage.json()) as object).toHaveProperty('disk.free_bytes');
+  });
+
+  it('report key_on_volume false when FOOTFALL_SECRET is set', async () => {
+    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN, FOOTFALL_SECRET: 'k'.repeat(32) });
+    const res = await a.request('/_footfall/health', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await res.json()) as { key_on_volume: boolean }).key_on_volume).toBe(false);
+  });
+});

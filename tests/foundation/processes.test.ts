@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningFootfall, runFootfall, startFootfall } from '../support/footfall.ts';
+
+const running: RunningFootfall[] = [];
+afterEach(async () => {
+  for (const ff of running.splice(0)) await ff.stop();
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('footfall start', () => {
+  it('serves the API through the gateway with Server-Timing on every answer', async () => {
+    const ff = await startFootfall();
+    running.push(ff);
+    const res = await fetch(`${ff.url}/api/v1/health`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('server-timing')).toMatch(/dur=/);
+    const body = (await res.json()) as { version: string; uptime_seconds: number };
+    expect(body.version).toBe('0.1.0');
+    expect(body.uptime_seconds).toBeGreaterThanOrEqual(0);
+    const missing = await fetch(`${ff.url}/api/v1/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('server-timing')).toMatch(/dur=/);
+    expect(await missing.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('restarts a killed child', async () => {
+    const ff = await startFootfall();
+    running.push(ff);
+    const first = ff.logs().find((l) => l.msg === 'child started' && l.child === 'query');
+    const pid = first?.pid as number;
+    expect(alive(pid)).toBe(true);
+    process.kill(pid, 'SIGKILL');
+    await ff.waitForLog((l) => l.msg === 'child exited; restarting' && l.child === 'query');
+    const again = await ff.waitForLog(
+      (l) => l.msg === 'child started' && l.child === 'query' && l.pid !== pid,
+    );
+    expect(again.pid).not.toBe(pid);
+    await ff.waitForLog(
+      (l) =>
+        l.msg === 'query service listening' &&
+        ff.logs().filter((x) => x.msg === 'query service listening').length >= 2,
+    );
+    const back = await fetch(`${ff.url}/api/v1/health`);
+    expect(back.status).toBe(200);
+  });
+
+  it('forwards SIGTERM to both children and exits once they drained', async () => {
+    const ff = await startFootfall();
+    const pids = ff
+      .logs()
+      .filter((l) => l.msg === 'child started')
+      .map((l) => l.pid as number);
+    expect(pids).toHaveLength(2);
+    ff.child.kill('SIGTERM');
+    const { code } = await ff.exited;
+    expect(code, ff.output()).toBe(0);
+    expect(
+      ff
+        .logs()
+        .filter((l) => l.msg === 'draining')
+        .map((l) => l.proc)
+        .sort(),
+    ).toEqual(['ingest', 'query']);
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    await ff.stop();
+  });
+});
+
+describe('footfall ingest without a query service', () => {
+  it('answers forwarded requests with 503 and Retry-After, and keeps answering its own routes', async () => {
+    const ff = runFootfall(['ingest']);
+    running.push(ff);
+    const listening = await ff.waitForLog((l) => l.msg === 'ingest gateway listening');
+    const url = `http://127.0.0.1:${listening.port as number}`;
+    const res = await fetch(`${url}/api/v1/health`);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ code: 'unavailable' });
+    const own = await fetch(`${url}/js/no-such-site.js`);
+    expect(own.status).toBe(404);
+    expect(own.headers.get('server-timing')).toMatch(/dur=/);
+  });
+});
