@@ -168,28 +168,31 @@ export class WalWriter {
   }
 
   #kick(): void {
-    this.#draining ??= this.#drain().finally(() => {
-      this.#draining = null;
-    });
+    if (!this.#draining) this.#draining = this.#drain();
   }
 
   /** The group commit loop: whatever queued while one fsync ran goes out together in the next. */
   async #drain(): Promise<void> {
-    // Let appends made in the same tick join the first batch.
-    await Promise.resolve();
-    while (this.#queue.length > 0 && !this.#failure) {
-      const batch = this.#takeBatch();
-      this.#inFlight = batch.length;
-      try {
-        const firstSeq = await this.#commit(batch);
-        batch.forEach((item, i) => {
-          item.resolve(firstSeq + BigInt(i));
-        });
-      } catch (error) {
-        await this.#fail(error, batch);
-      } finally {
-        this.#inFlight = 0;
+    try {
+      // Let appends made in the same tick join the first batch.
+      await Promise.resolve();
+      while (this.#queue.length > 0 && !this.#failure) {
+        const batch = this.#takeBatch();
+        this.#inFlight = batch.length;
+        try {
+          const firstSeq = await this.#commit(batch);
+          batch.forEach((item, i) => {
+            item.resolve(firstSeq + BigInt(i));
+          });
+        } catch (error) {
+          await this.#fail(error, batch);
+        } finally {
+          this.#inFlight = 0;
+        }
       }
+    } finally {
+      // Cleared in the same step that saw the queue empty, so an append arriving next starts a drain.
+      this.#draining = null;
     }
   }
 

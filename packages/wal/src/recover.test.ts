@@ -1,0 +1,137 @@
+import { appendFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { WalCorruptionError } from './errors.ts';
+import {
+  encodeRecord,
+  FLAG_BATCH_START,
+  RECORD_HEADER_BYTES,
+  SEGMENT_HEADER_BYTES,
+  segmentName,
+} from './format.ts';
+import { encodeMark, MARK_FILE } from './mark.ts';
+import { openWalReader } from './reader.ts';
+import { text, utf8, withTempDir } from './testing.ts';
+import { openWalWriter } from './writer.ts';
+
+const SEG1 = segmentName(1n);
+
+/** A stream with records "r1".."rN", each appended (and fsynced) as its own batch. */
+async function streamOf(dir: string, count: number): Promise<void> {
+  const wal = await openWalWriter({ dir });
+  for (let i = 1; i <= count; i++) await wal.append(utf8(`r${i}`));
+  await wal.close();
+}
+
+/** Byte offset of record `seq` in a first segment of "rN" records (seq 1..9: 2-byte payloads). */
+const offsetOf = (seq: number): number => SEGMENT_HEADER_BYTES + (seq - 1) * (RECORD_HEADER_BYTES + 2);
+
+/** What a power loss can leave: the mark file's last write never reached the disk. */
+const rewindMark = (dir: string, seq: bigint) => writeFile(join(dir, MARK_FILE), encodeMark(seq));
+
+async function payloads(dir: string): Promise<string[]> {
+  const reader = openWalReader({ dir });
+  try {
+    return (await reader.read({ after: 0n })).map((r) => text(r.payload));
+  } finally {
+    await reader.close();
+  }
+}
+
+describe('opening a writer on a stream with a damaged end', () => {
+  it('cuts a record that was cut short by a crash before its fsync', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 4);
+      const record = encodeRecord(5n, utf8('r5'));
+      for (let keep = 1; keep < record.length; keep++) {
+        await appendFile(join(dir, SEG1), record.subarray(0, keep));
+        const wal = await openWalWriter({ dir });
+        expect(wal.lastSeq).toBe(4n);
+        expect(wal.recovered).toMatchObject({ offset: offsetOf(5), bytes: keep });
+        await wal.close();
+        expect((await stat(join(dir, SEG1))).size).toBe(offsetOf(5));
+      }
+    });
+  });
+
+  it('keeps a record that was written whole before the crash, even though it was never fsynced', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 4);
+      await appendFile(join(dir, SEG1), encodeRecord(5n, utf8('r5')));
+      expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4']); // not durable yet: not handed out
+      const wal = await openWalWriter({ dir });
+      expect(wal.lastSeq).toBe(5n);
+      expect(wal.recovered).toBeNull();
+      expect(await wal.append(utf8('r6'))).toBe(6n);
+      await wal.close();
+      expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6']);
+    });
+  });
+
+  it('cuts garbage written after the last record and continues with the next seq', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 3);
+      const garbage = new Uint8Array(1000).map((_, i) => (i * 7919 + 13) % 256);
+      await appendFile(join(dir, SEG1), garbage);
+      const wal = await openWalWriter({ dir });
+      expect(wal.recovered).toMatchObject({ offset: offsetOf(4), bytes: 1000 });
+      expect(await wal.append(utf8('r4'))).toBe(4n);
+      await wal.close();
+      expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    });
+  });
+
+  it('cuts a whole unfinished batch when a record inside it did not reach the disk', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 2);
+      // One batch of three; the page holding the middle record was lost, the later one survived.
+      const batch = [
+        encodeRecord(3n, utf8('r3'), FLAG_BATCH_START),
+        encodeRecord(4n, utf8('r4'), 0).fill(0),
+        encodeRecord(5n, utf8('r5'), 0),
+      ];
+      for (const record of batch) await appendFile(join(dir, SEG1), record);
+      const wal = await openWalWriter({ dir });
+      expect(wal.lastSeq).toBe(3n);
+      expect(wal.recovered?.offset).toBe(offsetOf(4));
+      await wal.close();
+    });
+  });
+
+  it('cuts a short last record after a power loss that also lost the latest durable mark', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 5);
+      await truncate(join(dir, SEG1), offsetOf(5) + 7);
+      await rewindMark(dir, 4n);
+      const wal = await openWalWriter({ dir });
+      expect(wal.lastSeq).toBe(4n);
+      await wal.close();
+    });
+  });
+
+  it('refuses to open when a record the durable mark covers is cut short', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 5);
+      await truncate(join(dir, SEG1), offsetOf(5) + 7);
+      const error = await openWalWriter({ dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WalCorruptionError);
+      expect(error).toMatchObject({ segment: join(dir, SEG1), offset: offsetOf(5) });
+    });
+  });
+
+  it('reports a flipped byte in an early record with the file and offset instead of skipping it', async () => {
+    await withTempDir(async (dir) => {
+      await streamOf(dir, 5);
+      const bytes = await readFile(join(dir, SEG1));
+      bytes[offsetOf(2) + RECORD_HEADER_BYTES] ^= 0x01; // first payload byte of record 2
+      await writeFile(join(dir, SEG1), bytes);
+      // Even with the mark lost, the valid batches after it prove it is corruption, not a torn tail.
+      await rewindMark(dir, 0n);
+      const error = await openWalWriter({ dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WalCorruptionError);
+      expect(error).toMatchObject({ segment: join(dir, SEG1), offset: offsetOf(2) });
+      expect(String(error)).toContain(`${SEG1} at byte offset ${offsetOf(2)}`);
+      expect((await stat(join(dir, SEG1))).size).toBe(offsetOf(6)); // nothing was cut
+    });
+  });
+});

@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
+
+/** Test helpers (not exported from the package). */
+
+export async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'footfall-wal-'));
+  try {
+    return await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+export const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+
+function errno(code: string): Error {
+  return Object.assign(new Error(`${code}: injected by the test`), { code });
+}
+
+/**
+ * node:fs with counters and switchable faults on segment files, for what a real disk will not do
+ * on demand: count fsyncs, fail a write with ENOSPC after writing part of it, fail an fsync.
+ */
+export class FaultyFs implements WalFs {
+  segmentSyncs = 0;
+  segmentWrites = 0;
+  /** errno code thrown by segment writes while set; `partialBytes` of the write land first. */
+  failWrites: string | null = null;
+  partialBytes = 0;
+  /** errno code thrown by segment fsyncs while set. */
+  failSyncs: string | null = null;
+  /** errno code thrown by segment truncates while set. */
+  failTruncates: string | null = null;
+  /** Runs before each segment fsync; tests use it to hold an fsync open. */
+  beforeSync: (() => Promise<void>) | null = null;
+
+  async open(path: string, flags: string, mode?: number): Promise<WalFileHandle> {
+    const handle = await nodeFs.open(path, flags, mode);
+    return path.endsWith('.seg') ? this.#wrap(handle) : handle;
+  }
+
+  readdir = nodeFs.readdir;
+  mkdir = nodeFs.mkdir;
+  rename = nodeFs.rename;
+  unlink = nodeFs.unlink;
+  stat = nodeFs.stat;
+
+  #wrap(handle: WalFileHandle): WalFileHandle {
+    return {
+      read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+      write: async (buffer, offset, length, position) => {
+        this.segmentWrites++;
+        if (this.failWrites) {
+          if (this.partialBytes > 0)
+            await handle.write(buffer, offset, Math.min(length, this.partialBytes), position);
+          throw errno(this.failWrites);
+        }
+        return handle.write(buffer, offset, length, position);
+      },
+      sync: async () => {
+        await this.beforeSync?.();
+        this.segmentSyncs++;
+        if (this.failSyncs) throw errno(this.failSyncs);
+        return handle.sync();
+      },
+      truncate: async (length) => {
+        if (this.failTruncates) throw errno(this.failTruncates);
+        return handle.truncate(length);
+      },
+      stat: () => handle.stat(),
+      close: () => handle.close(),
+    };
+  }
+}
