@@ -123,7 +123,8 @@ describe('opening a writer on a stream with a damaged end', () => {
     await withTempDir(async (dir) => {
       await streamOf(dir, 5);
       const bytes = await readFile(join(dir, SEG1));
-      bytes[offsetOf(2) + RECORD_HEADER_BYTES] ^= 0x01; // first payload byte of record 2
+      const at = offsetOf(2) + RECORD_HEADER_BYTES; // first payload byte of record 2
+      bytes[at] = bytes[at]! ^ 0x01;
       await writeFile(join(dir, SEG1), bytes);
       // Even with the mark lost, the valid batches after it prove it is corruption, not a torn tail.
       await rewindMark(dir, 0n);
