@@ -1,0 +1,85 @@
+export {
+  API_KEY_PREFIX,
+  type ApiKeyInfo,
+  createApiKey,
+  listApiKeys,
+  resolveApiKey,
+  revokeApiKey,
+} from './api-keys.ts';
+export { beforeUpgradeName, readBeforeUpgrade } from './before-upgrade.ts';
+export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
+export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
+export {
+  BeforeUpgradeError,
+  type ControlDb,
+  compareVersions,
+  NewerDatabaseError,
+  type OpenControlDbOptions,
+  openControlDb,
+} from './open.ts';
+export { DUMMY_HASH, generatePassword, hashPassword, passwordProblem, verifyPassword } from './password.ts';
+export {
+  changeRole,
+  createPerson,
+  findPersonByEmail,
+  getPerson,
+  hasOwner,
+  listPeople,
+  normalizeEmail,
+  type Person,
+  type PersonRow,
+  type Role,
+  removePerson,
+  setPassword,
+  toPerson,
+} from './people.ts';
+export type { ControlSchema } from './schema.ts';
+export {
+  type ActiveSession,
+  CHALLENGE_TTL_MS,
+  createChallenge,
+  createSession,
+  deleteSession,
+  endChallenge,
+  type NewSession,
+  resolveSession,
+  SESSION_TTL_MS,
+  useChallenge,
+} from './sessions.ts';
+export { isSetupDoneAt } from './setup-state.ts';
+export {
+  listSiteAccess,
+  type SiteScope,
+  scopeAllows,
+  setSiteAccess,
+  siteScopeOf,
+  type ViewerAccess,
+} from './site-access.ts';
+export { EMPTY_LAYOUT, getSiteLayout, type SiteLayout, saveSiteLayout } from './site-layout.ts';
+export {
+  createSite,
+  deleteSite,
+  ensureSites,
+  finishSiteDeletions,
+  getSite,
+  listSites,
+  normalizeCurrency,
+  normalizeDomain,
+  normalizeTimezone,
+  type OnSiteDeleted,
+  rotateProxyKey,
+  SITE_DEFAULTS,
+  type Site,
+  type SiteFields,
+  updateSite,
+} from './sites.ts';
+export { randomId, randomToken, safeEqual, sha256Hex } from './tokens.ts';
+export {
+  beginTwoStepSetup,
+  confirmTwoStepSetup,
+  disableTwoStep,
+  recoveryCodesLeft,
+  TWO_STEP_SETUP_TTL_MS,
+  type TwoStepSetup,
+  verifyTwoStepCode,
+} from './two-step.ts';

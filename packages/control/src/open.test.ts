@@ -1,0 +1,144 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readBeforeUpgrade } from './before-upgrade.ts';
+import { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
+import { BeforeUpgradeError, compareVersions, NewerDatabaseError, openControlDb } from './open.ts';
+import { TEST_SECRET } from './test-support.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'ff-open-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const V2: ControlMigration = {
+  version: 2,
+  name: 'test column',
+  sql: 'ALTER TABLE sites ADD COLUMN note TEXT;',
+};
+const open = (dir: string, version: string, migrations = CONTROL_MIGRATIONS) =>
+  openControlDb({ path: join(dir, 'app.db'), secret: TEST_SECRET, version, migrations });
+
+/** Every table's rows, to compare a database before and after. */
+function dump(path: string): string {
+  const raw = new Database(path, { readonly: true });
+  try {
+    const tables = raw.prepare(`SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`).all() as {
+      name: string;
+    }[];
+    const out: Record<string, unknown> = { user_version: raw.pragma('user_version', { simple: true }) };
+    for (const { name } of tables) out[name] = raw.prepare(`SELECT * FROM "${name}"`).all();
+    return JSON.stringify(out);
+  } finally {
+    raw.close();
+  }
+}
+
+describe('opening the control database', () => {
+  it('creates it in WAL mode, readable by the service user only, with the tables others rely on', async () => {
+    const dir = tempDir();
+    const ctl = open(dir, '0.1.0');
+    expect(statSync(join(dir, 'app.db')).mode & 0o777).toBe(0o600);
+    expect(ctl.raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    const cols = (t: string) =>
+      (ctl.raw.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
+    expect(cols('daily_salts')).toEqual(['day', 'salt']);
+    expect(cols('sites')).toEqual(
+      expect.arrayContaining([
+        'id',
+        'domain',
+        'timezone',
+        'currency',
+        'cookieless',
+        'proxy_key',
+        'city_recording',
+        'icon',
+        'colour',
+        'created_at',
+      ]),
+    );
+    await ctl.close();
+  });
+
+  it('refuses a database written by a newer schema and says which version to run', async () => {
+    const dir = tempDir();
+    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]).close();
+    expect(() => open(dir, '0.1.0')).toThrow(NewerDatabaseError);
+    expect(() => open(dir, '0.1.0')).toThrow(/written by Footfall 0\.2\.0.*only run forwards/);
+  });
+
+  it('refuses a database last opened by a newer release even when the schema is the same', async () => {
+    const dir = tempDir();
+    await open(dir, '0.3.1').close();
+    expect(() => open(dir, '0.3.0')).toThrow(NewerDatabaseError);
+  });
+
+  it('writes a sealed before-upgrade copy, named for the old version, that the instance key opens', async () => {
+    const dir = tempDir();
+    const old = open(dir, '0.1.0');
+    old.raw.prepare(`INSERT INTO meta (key, value) VALUES ('marker', 'before')`).run();
+    await old.close();
+
+    const upgraded = open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]);
+    expect(upgraded.raw.pragma('user_version', { simple: true })).toBe(2);
+    await upgraded.close();
+
+    const copies = readdirSync(join(dir, 'backups', 'before-upgrade'));
+    expect(copies).toEqual(['app-0.1.0.db.sealed']);
+    const file = join(dir, 'backups', 'before-upgrade', copies[0]!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const image = readBeforeUpgrade(file, TEST_SECRET);
+    const copy = new Database(image);
+    expect(copy.prepare(`SELECT value FROM meta WHERE key = 'marker'`).get()).toEqual({ value: 'before' });
+    expect(copy.pragma('user_version', { simple: true })).toBe(1);
+    copy.close();
+    expect(() => readBeforeUpgrade(file, 'another-instance-secret-xyz')).toThrow(/another instance key/);
+  });
+
+  it('replaces the previous before-upgrade copy at the next upgrade', async () => {
+    const dir = tempDir();
+    await open(dir, '0.1.0').close();
+    await open(dir, '0.1.1').close();
+    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]).close();
+    expect(readdirSync(join(dir, 'backups', 'before-upgrade'))).toEqual(['app-0.1.1.db.sealed']);
+  });
+
+  it('changes nothing and refuses to start when the before-upgrade copy cannot be written', async () => {
+    const dir = tempDir();
+    await open(dir, '0.1.0').close();
+    const before = dump(join(dir, 'app.db'));
+    mkdirSync(join(dir, 'backups'));
+    writeFileSync(join(dir, 'backups', 'before-upgrade'), 'a file where the directory should be');
+    expect(() => open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2])).toThrow(BeforeUpgradeError);
+    expect(dump(join(dir, 'app.db'))).toBe(before);
+  });
+
+  it('does not copy or change anything when the version is unchanged', async () => {
+    const dir = tempDir();
+    await open(dir, '0.1.0').close();
+    await open(dir, '0.1.0').close();
+    expect(() => readdirSync(join(dir, 'backups'))).toThrow();
+  });
+
+  it('lets many connections open a fresh database at once and migrates it once', async () => {
+    const dir = tempDir();
+    const all = Array.from({ length: 4 }, () => open(dir, '0.1.0'));
+    for (const c of all) expect(c.raw.pragma('user_version', { simple: true })).toBe(1);
+    await Promise.all(all.map((c) => c.close()));
+  });
+});
+
+describe('compareVersions', () => {
+  it('orders releases numerically and a pre-release before its release', () => {
+    expect(compareVersions('0.10.0', '0.9.9')).toBe(1);
+    expect(compareVersions('1.0.0-rc.1', '1.0.0')).toBe(-1);
+    expect(compareVersions('0.1.0', '0.1.0')).toBe(0);
+  });
+});

@@ -1,0 +1,73 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of the control database (`data/app.db`), as Kysely sees them. Times are unix
+ * milliseconds (INTEGER); booleans are 0/1.
+ */
+export interface ControlSchema {
+  meta: { key: string; value: string };
+  people: PeopleTable;
+  two_step_setups: { person_id: string; secret: string; expires_at: number };
+  recovery_codes: { person_id: string; code_hash: string; used_at: number | null };
+  sessions: SessionsTable;
+  sign_in_challenges: {
+    token_hash: string;
+    person_id: string;
+    expires_at: number;
+    attempts: Generated<number>;
+  };
+  api_keys: ApiKeysTable;
+  sites: SitesTable;
+  site_access: { person_id: string; site_id: string };
+  site_layout: { id: number; layout: string; updated_at: number };
+  site_deletions: { site_id: string; requested_at: number };
+  daily_salts: { day: string; salt: Buffer };
+}
+
+export interface PeopleTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  role: 'owner' | 'viewer';
+  must_change_password: number;
+  /** viewers: 1 = every site, 0 = the sites listed in site_access */
+  all_sites: number;
+  /** the TOTP secret, sealed with the instance key; null while two-step is off */
+  totp_secret: string | null;
+  /** the last TOTP time step that signed in: that step and older ones are refused */
+  totp_last_step: number | null;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  person_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  /** the first characters of the key, shown in the list */
+  start: string;
+  key_hash: string;
+  created_by: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SitesTable {
+  id: string;
+  domain: string;
+  timezone: string;
+  currency: string;
+  cookieless: number;
+  proxy_key: string;
+  city_recording: number;
+  icon: string | null;
+  colour: string | null;
+  created_at: number;
+}

@@ -1,0 +1,217 @@
+import { parseDomain } from '@footfall/config';
+import { AppError } from '@footfall/http';
+import type Database from 'better-sqlite3';
+import type { ControlDb } from './open.ts';
+import type { SitesTable } from './schema.ts';
+import { randomId, randomToken } from './tokens.ts';
+
+/** A site as services and the gateway see it. */
+export interface Site {
+  id: string;
+  domain: string;
+  timezone: string;
+  currency: string;
+  cookieless: boolean;
+  /** per-site secret for `X-Footfall-Proxy-Key` */
+  proxyKey: string;
+  cityRecording: boolean;
+  icon: string | null;
+  colour: string | null;
+  createdAt: number;
+}
+
+/** Fields an owner may set. */
+export interface SiteFields {
+  domain: string;
+  timezone: string;
+  currency: string;
+  cookieless: boolean;
+  cityRecording: boolean;
+  icon: string | null;
+  colour: string | null;
+}
+
+export const SITE_DEFAULTS = {
+  timezone: 'UTC',
+  currency: 'USD',
+  cookieless: false,
+  cityRecording: false,
+} as const;
+
+const toSite = (r: SitesTable): Site => ({
+  id: r.id,
+  domain: r.domain,
+  timezone: r.timezone,
+  currency: r.currency,
+  cookieless: r.cookieless === 1,
+  proxyKey: r.proxy_key,
+  cityRecording: r.city_recording === 1,
+  icon: r.icon,
+  colour: r.colour,
+  createdAt: r.created_at,
+});
+
+const bad = (field: string, problem: string) =>
+  new AppError('invalid_body', `${field}: ${problem}`, { field });
+
+/** A bare domain from what was typed or pasted (`https://www.Example.com/x` -> `www.example.com`). */
+export function normalizeDomain(input: string): string {
+  const d = parseDomain(input);
+  if (!d.ok) throw bad('domain', d.problem);
+  return d.value;
+}
+
+/** The canonical IANA name of a time zone Intl knows, or a 400. */
+export function normalizeTimezone(input: string): string {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: input.trim() }).resolvedOptions().timeZone;
+  } catch {
+    throw bad('timezone', 'not a time zone (use an IANA name such as Europe/Berlin)');
+  }
+}
+
+let currencies: Set<string> | undefined;
+/** An ISO 4217 code (upper case), or a 400. */
+export function normalizeCurrency(input: string): string {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  const c = input.trim().toUpperCase();
+  if (!currencies.has(c)) throw bad('currency', 'not an ISO 4217 currency code');
+  return c;
+}
+
+const statements = new WeakMap<Database.Database, { one: Database.Statement; all: Database.Statement }>();
+const prepared = (raw: Database.Database) => {
+  let s = statements.get(raw);
+  if (!s) {
+    s = {
+      one: raw.prepare('SELECT * FROM sites WHERE id = ?'),
+      all: raw.prepare('SELECT * FROM sites ORDER BY created_at, domain'),
+    };
+    statements.set(raw, s);
+  }
+  return s;
+};
+
+/** One site, read synchronously through a prepared statement (for the ingest gateway's hot path). */
+export function getSite(ctl: Pick<ControlDb, 'raw'>, id: string): Site | undefined {
+  const row = prepared(ctl.raw).one.get(id) as SitesTable | undefined;
+  return row ? toSite(row) : undefined;
+}
+
+/** Every site, oldest first, read synchronously. */
+export function listSites(ctl: Pick<ControlDb, 'raw'>): Site[] {
+  return (prepared(ctl.raw).all.all() as SitesTable[]).map(toSite);
+}
+
+/** Creates a site with a new random id and proxy key. A domain that already has a site is a 409. */
+export async function createSite(
+  ctl: ControlDb,
+  input: Partial<SiteFields> & { domain: string },
+): Promise<Site> {
+  const row: SitesTable = {
+    id: randomId(),
+    domain: normalizeDomain(input.domain),
+    timezone: normalizeTimezone(input.timezone ?? SITE_DEFAULTS.timezone),
+    currency: normalizeCurrency(input.currency ?? SITE_DEFAULTS.currency),
+    cookieless: (input.cookieless ?? SITE_DEFAULTS.cookieless) ? 1 : 0,
+    proxy_key: randomToken(24),
+    city_recording: (input.cityRecording ?? SITE_DEFAULTS.cityRecording) ? 1 : 0,
+    icon: input.icon ?? null,
+    colour: input.colour ?? null,
+    created_at: ctl.now(),
+  };
+  const r = await ctl.db
+    .insertInto('sites')
+    .values(row)
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .executeTakeFirst();
+  if (Number(r.numInsertedOrUpdatedRows ?? 0) === 0) {
+    throw new AppError('conflict', `a site for ${row.domain} exists already`, { field: 'domain' });
+  }
+  return toSite(row);
+}
+
+/** Changes some fields of a site. */
+export async function updateSite(ctl: ControlDb, id: string, patch: Partial<SiteFields>): Promise<Site> {
+  const set: Partial<SitesTable> = {};
+  if (patch.domain !== undefined) set.domain = normalizeDomain(patch.domain);
+  if (patch.timezone !== undefined) set.timezone = normalizeTimezone(patch.timezone);
+  if (patch.currency !== undefined) set.currency = normalizeCurrency(patch.currency);
+  if (patch.cookieless !== undefined) set.cookieless = patch.cookieless ? 1 : 0;
+  if (patch.cityRecording !== undefined) set.city_recording = patch.cityRecording ? 1 : 0;
+  if (patch.icon !== undefined) set.icon = patch.icon;
+  if (patch.colour !== undefined) set.colour = patch.colour;
+  if (Object.keys(set).length > 0) {
+    try {
+      const r = await ctl.db.updateTable('sites').set(set).where('id', '=', id).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', 'no such site');
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new AppError('conflict', `a site for ${set.domain} exists already`, { field: 'domain' });
+      }
+      throw e;
+    }
+  }
+  const site = getSite(ctl, id);
+  if (!site) throw new AppError('not_found', 'no such site');
+  return site;
+}
+
+/** A new proxy key; the old one stops working at once. */
+export async function rotateProxyKey(ctl: ControlDb, id: string): Promise<Site> {
+  const r = await ctl.db
+    .updateTable('sites')
+    .set({ proxy_key: randomToken(24) })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', 'no such site');
+  return getSite(ctl, id)!;
+}
+
+/** Removes a site's analytics; supplied by the query service (the analytics engine). */
+export type OnSiteDeleted = (siteId: string) => Promise<void> | void;
+
+/**
+ * Deletes a site and its analytics. The row goes first (ingest stops accepting its events at
+ * once) together with a note in `site_deletions`; the note is removed only after `onSiteDeleted`
+ * succeeds, and `finishSiteDeletions` retries what is left at the next start.
+ */
+export async function deleteSite(ctl: ControlDb, id: string, onSiteDeleted: OnSiteDeleted): Promise<void> {
+  await ctl.db.transaction().execute(async (trx) => {
+    const r = await trx.deleteFrom('sites').where('id', '=', id).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) throw new AppError('not_found', 'no such site');
+    await trx
+      .insertInto('site_deletions')
+      .values({ site_id: id, requested_at: ctl.now() })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  });
+  await onSiteDeleted(id);
+  await ctl.db.deleteFrom('site_deletions').where('site_id', '=', id).execute();
+}
+
+/** Retries removing the analytics of sites whose deletion did not finish; returns the ids done. */
+export async function finishSiteDeletions(ctl: ControlDb, onSiteDeleted: OnSiteDeleted): Promise<string[]> {
+  const rows = await ctl.db.selectFrom('site_deletions').select('site_id').execute();
+  for (const { site_id } of rows) {
+    await onSiteDeleted(site_id);
+    await ctl.db.deleteFrom('site_deletions').where('site_id', '=', site_id).execute();
+  }
+  return rows.map((r) => r.site_id);
+}
+
+/** FOOTFALL_SITES: creates a site for each domain that has none; returns the ones created. */
+export async function ensureSites(ctl: ControlDb, domains: readonly string[]): Promise<Site[]> {
+  const have = new Set(listSites(ctl).map((s) => s.domain));
+  const created: Site[] = [];
+  for (const domain of domains) {
+    if (have.has(domain)) continue;
+    try {
+      created.push(await createSite(ctl, { domain }));
+    } catch (e) {
+      // the other process created it in the meantime
+      if (!(e instanceof AppError && e.code === 'conflict')) throw e;
+    }
+  }
+  return created;
+}
