@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WalCorruptionError } from './errors.ts';
 import { encodeRecord, RECORD_HEADER_BYTES, SEGMENT_HEADER_BYTES, segmentName } from './format.ts';
+import { MARK_FILE } from './mark.ts';
 import { listWalStreams, openWalReader } from './reader.ts';
 import { text, utf8, withTempDir } from './testing.ts';
 import { openWalWriter } from './writer.ts';
@@ -89,6 +90,20 @@ describe('WalReader', () => {
       expect(await reader.lastSeq()).toBe(3n);
       await reader.close();
       await wal.close();
+    });
+  });
+
+  it('keeps the last intact durable seq when the mark file reads damaged', async () => {
+    await withTempDir(async (dir) => {
+      const wal = await openWalWriter({ dir });
+      await wal.appendMany([utf8('a'), utf8('b')]);
+      const reader = openWalReader({ dir });
+      expect(await reader.lastSeq()).toBe(2n);
+      await wal.close();
+      await writeFile(join(dir, MARK_FILE), new Uint8Array(12).fill(7));
+      expect(await reader.lastSeq()).toBe(2n);
+      expect((await reader.read({ after: 0n })).length).toBe(2);
+      await reader.close();
     });
   });
 

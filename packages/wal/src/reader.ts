@@ -78,6 +78,8 @@ export class WalReader {
   #cursor: Cursor | null = null;
   #segments: SegmentRef[] = [];
   #closed = false;
+  /** The last mark read intact, for the rare read that races the writer's in-place rewrite. */
+  #knownDurable = 0n;
 
   /** @internal use openWalReader */
   constructor(
@@ -87,7 +89,9 @@ export class WalReader {
 
   /** The last durable seq of the stream (0n when empty): one 12-byte read, cheap to poll for lag. */
   async lastSeq(): Promise<bigint> {
-    return (await readMark(this.fs, this.dir)) ?? 0n;
+    const mark = (await readMark(this.fs, this.dir)) ?? (await readMark(this.fs, this.dir));
+    if (mark !== null) this.#knownDurable = mark;
+    return this.#knownDurable;
   }
 
   /** The next records after `after`, in order; an empty array when there are none yet. */
