@@ -193,7 +193,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
        n.referrer_host, n.referrer_path, n.channel, n.assistant, n.utm_source, n.utm_medium, n.utm_campaign,
        n.utm_term, n.utm_content, n.click_id, n.browser, n.browser_version, n.os, n.os_version, n.device,
        n.language, n.country, n.region, n.city, n.screen_w, n.screen_h, n.engaged_ms, n.scroll, n.lcp, n.fcp,
-       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start
+       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start, coalesce(a.visit_first, false)
      FROM new_ev n LEFT JOIN asg a ON a.is_new AND a.site = n.site AND a.id = n.id
      ORDER BY n.ts`,
   );

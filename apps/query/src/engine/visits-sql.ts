@@ -39,7 +39,7 @@ LEFT JOIN sessions s
 GROUP BY n.site, n.visitor, n.min_at`;
 
 /** Columns a visit needs from each event. */
-const WIN_COLUMNS = `site, id, ts, kind, visitor, visitor_key, path, channel, assistant, referrer_host,
+const WIN_COLUMNS = `site, id, ts, kind, name, visitor, visitor_key, path, channel, assistant, referrer_host,
   utm_source, utm_medium, utm_campaign, country, region, city, device, browser, os, language`;
 
 /** Stored events of the affected visitors from their `lo` on, plus the new ones. `$1` = min lo. */
@@ -80,33 +80,43 @@ SELECT site, visitor, vno, visitor_key, started_at, last_at, pageviews, events, 
   md5_number_lower(site || chr(0) || visitor || chr(0) || epoch_ms(started_at)::VARCHAR) AS session_id
 FROM grouped`;
 
-/** The visit of every event in the window (NULL for engagement/vitals outside any visit). */
+/**
+ * The visit of every event in the window (NULL for engagement/vitals outside any visit), and
+ * whether it is the first pageview of its path / custom event of its name in that visit.
+ */
 export const ASSIGN_SQL = `
 CREATE OR REPLACE TEMP TABLE asg AS
 WITH act AS (
-  SELECT site, id, ts, visitor, is_new,
+  SELECT site, id, ts, visitor, is_new, kind, path, name,
     sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
       OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
   FROM (SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
         FROM win WHERE kind IN ('pv', 'ev'))
 ), passive AS (
-  SELECT p.site, p.id, p.ts, p.is_new,
+  SELECT p.site, p.id, p.ts, p.is_new, p.kind,
     CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.session_id END AS session_id,
     CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.started_at END AS visit_start
   FROM (SELECT * FROM win WHERE kind NOT IN ('pv', 'ev')) p
   ASOF LEFT JOIN vis v ON p.site = v.site AND p.visitor = v.visitor AND p.ts >= v.started_at
+), joined AS (
+  SELECT a.site, a.id, a.ts, a.is_new, a.kind, CASE WHEN a.kind = 'pv' THEN a.path ELSE a.name END AS what,
+    v.session_id, v.started_at AS visit_start
+  FROM act a JOIN vis v ON a.site = v.site AND a.visitor = v.visitor AND a.vno = v.vno
+  UNION ALL
+  SELECT site, id, ts, is_new, kind, NULL, session_id, visit_start FROM passive
 )
-SELECT a.site, a.id, a.ts, a.is_new, v.session_id, v.started_at AS visit_start
-FROM act a JOIN vis v ON a.site = v.site AND a.visitor = v.visitor AND a.vno = v.vno
-UNION ALL
-SELECT site, id, ts, is_new, session_id, visit_start FROM passive`;
+SELECT site, id, ts, is_new, session_id, visit_start,
+  coalesce(kind IN ('pv', 'ev')
+    AND row_number() OVER (PARTITION BY session_id, kind, what ORDER BY ts, id) = 1, false) AS visit_first
+FROM joined`;
 
 /** Re-points stored events whose visit changed. `$1` = min lo (lets DuckDB skip old row groups). */
 export const UPDATE_EVENTS_SQL = `
-UPDATE events SET session_id = a.session_id, visit_start = a.visit_start
+UPDATE events SET session_id = a.session_id, visit_start = a.visit_start, visit_first = a.visit_first
 FROM asg a
 WHERE NOT a.is_new AND events.site = a.site AND events.id = a.id AND events.ts = a.ts
-  AND events.ts >= $1 AND events.session_id IS DISTINCT FROM a.session_id`;
+  AND events.ts >= $1
+  AND (events.session_id IS DISTINCT FROM a.session_id OR events.visit_first <> a.visit_first)`;
 
 /** Replaces the affected visitors' visits from `lo` on. `$1` = min lo. */
 export const DELETE_VISITS_SQL = `

@@ -1,0 +1,222 @@
+import * as v from 'valibot';
+
+/** Visit-level dimensions: taken from the visit's first pageview (see visits-sql.ts). */
+export const VISIT_DIMENSIONS = [
+  'channel',
+  'referrer',
+  'entry_page',
+  'exit_page',
+  'campaign',
+  'source',
+  'medium',
+  'country',
+  'region',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'language',
+] as const;
+export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
+
+/** `page` and `event` select visits that contain such a pageview / custom event. */
+export const FILTER_DIMENSIONS = [...VISIT_DIMENSIONS, 'page', 'event'] as const;
+export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
+
+export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+
+/** One `f=dim:value` filter; `value` null (written `f=dim:`) matches visits without a value. */
+export interface Filter {
+  dim: FilterDimension;
+  value: string | null;
+}
+
+/** Dates are `YYYY-MM-DD` in the site's time zone, both ends inclusive. */
+export interface Period {
+  from: string;
+  to: string;
+}
+
+/** Validated report parameters. */
+export interface ReportParams {
+  period: Period;
+  compare: Period | null;
+  bucket: Bucket;
+  filters: Filter[];
+  /** per-day breakdowns */
+  daily: boolean;
+  /** adds exit pages, regions and cities */
+  deep: boolean;
+  /** rows per breakdown (per day with daily) */
+  limit: number;
+}
+
+/** A report parameter that is missing, malformed or out of range; `param` names it. */
+export class ReportParamError extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(`${param}: ${message}`);
+    this.name = 'ReportParamError';
+  }
+}
+
+const DAY_MS = 86_400_000;
+/** Longest period a report reads. */
+export const MAX_PERIOD_DAYS = 3 * 366;
+/** Most chart buckets in one answer (an hourly chart covers up to 31 days). */
+export const MAX_BUCKETS = 31 * 24 + 2;
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 1000;
+
+const date = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
+  v.check((s) => new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a real date'),
+);
+const flag = v.picklist(['0', '1'], 'must be 0 or 1');
+const one = <T extends v.GenericSchema>(schema: T) =>
+  v.optional(
+    v.union([
+      schema,
+      v.pipe(
+        v.array(v.string()),
+        v.length(1, 'must be given once'),
+        v.transform((a) => a[0]),
+        schema,
+      ),
+    ]),
+  );
+
+/** The raw query string shape; unknown parameters are left to the caller. */
+const RawSchema = v.object({
+  from: one(date),
+  to: one(date),
+  compare: one(v.picklist(['previous', 'year', 'custom'], 'must be previous, year or custom')),
+  cfrom: one(date),
+  cto: one(date),
+  bucket: one(v.picklist(BUCKETS, 'must be hour, day, week or month')),
+  f: v.optional(v.union([v.string(), v.array(v.string())])),
+  daily: one(flag),
+  deep: one(flag),
+  limit: one(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,4}$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(1, 'must be at least 1'),
+      v.maxValue(MAX_LIMIT, `must be at most ${MAX_LIMIT}`),
+    ),
+  ),
+});
+
+export type RawReportQuery = Record<string, string | string[] | undefined>;
+
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;
+const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
+
+/** Today's date in a time zone; throws ReportParamError for an unknown zone. */
+export function todayIn(timeZone: string, nowMs: number): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(nowMs);
+  } catch {
+    throw new ReportParamError('timezone', `unknown time zone ${JSON.stringify(timeZone)}`);
+  }
+}
+
+function shiftYear(d: string, years: number): string {
+  const [y, m, day] = d.split('-').map(Number) as [number, number, number];
+  const last = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
+  return `${String(y + years).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(day, last)).padStart(2, '0')}`;
+}
+
+function parseFilter(raw: string): Filter {
+  const colon = raw.indexOf(':');
+  const dim = colon < 0 ? raw : raw.slice(0, colon);
+  if (colon < 0 || !(FILTER_DIMENSIONS as readonly string[]).includes(dim)) {
+    throw new ReportParamError('f', `must be dim:value with dim one of ${FILTER_DIMENSIONS.join(', ')}`);
+  }
+  const value = raw.slice(colon + 1);
+  if (value.length > 2048) throw new ReportParamError('f', 'value is too long');
+  return { dim: dim as FilterDimension, value: value === '' ? null : value };
+}
+
+/** The default bucket for a period of `days` days. */
+export function defaultBucket(days: number): Bucket {
+  if (days <= 2) return 'hour';
+  if (days <= 92) return 'day';
+  if (days <= 366) return 'week';
+  return 'month';
+}
+
+/**
+ * Validates report query parameters. `from`/`to` default to the last 30 days ending today in
+ * the site's zone. Throws ReportParamError naming the first bad parameter.
+ *
+ * @example
+ * parseReportParams({ from: '2026-03-01', to: '2026-03-31', f: ['channel:Email'] }, 'Europe/Berlin', Date.now());
+ */
+export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs: number): ReportParams {
+  const parsed = v.safeParse(RawSchema, input);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue.path?.[0]?.key;
+    throw new ReportParamError(typeof key === 'string' ? key : 'query', issue.message);
+  }
+  const raw = parsed.output;
+  const today = todayIn(timeZone, nowMs);
+  const to =
+    raw.to ??
+    (raw.from && dayNumber(raw.from) + 29 < dayNumber(today) ? dayString(dayNumber(raw.from) + 29) : today);
+  const from = raw.from ?? dayString(dayNumber(to) - 29);
+  const days = dayNumber(to) - dayNumber(from) + 1;
+  if (days < 1) throw new ReportParamError('to', 'must not be before from');
+  if (days > MAX_PERIOD_DAYS)
+    throw new ReportParamError('from', `period is longer than ${MAX_PERIOD_DAYS} days`);
+
+  let compare: Period | null = null;
+  if (raw.compare === 'previous') {
+    compare = { from: dayString(dayNumber(from) - days), to: dayString(dayNumber(from) - 1) };
+  } else if (raw.compare === 'year') {
+    compare = { from: shiftYear(from, -1), to: shiftYear(to, -1) };
+  } else if (raw.compare === 'custom') {
+    if (!raw.cfrom) throw new ReportParamError('cfrom', 'is required when compare is custom');
+    if (!raw.cto) throw new ReportParamError('cto', 'is required when compare is custom');
+    if (raw.cto < raw.cfrom) throw new ReportParamError('cto', 'must not be before cfrom');
+    if (dayNumber(raw.cto) - dayNumber(raw.cfrom) + 1 > MAX_PERIOD_DAYS) {
+      throw new ReportParamError('cfrom', `period is longer than ${MAX_PERIOD_DAYS} days`);
+    }
+    compare = { from: raw.cfrom, to: raw.cto };
+  } else if (raw.cfrom || raw.cto) {
+    throw new ReportParamError(raw.cfrom ? 'cfrom' : 'cto', 'needs compare=custom');
+  }
+
+  const bucket = raw.bucket ?? defaultBucket(days);
+  if (bucket === 'hour' && days * 24 > MAX_BUCKETS) {
+    throw new ReportParamError('bucket', 'hour buckets cover at most 31 days');
+  }
+  if (
+    bucket === 'hour' &&
+    compare &&
+    (dayNumber(compare.to) - dayNumber(compare.from) + 1) * 24 > MAX_BUCKETS
+  ) {
+    throw new ReportParamError('bucket', 'hour buckets cover at most 31 days (the compared period too)');
+  }
+  const f = raw.f === undefined ? [] : Array.isArray(raw.f) ? raw.f : [raw.f];
+  return {
+    period: { from, to },
+    compare,
+    bucket,
+    filters: f.map(parseFilter),
+    daily: raw.daily === '1',
+    deep: raw.deep === '1',
+    limit: raw.limit ?? DEFAULT_LIMIT,
+  };
+}

@@ -1,0 +1,77 @@
+import type { Bucket, Period, VisitDimension } from './report-params.ts';
+
+/**
+ * The report's JSON shape (documented for API users in README.md). Rates are fractions 0..1,
+ * durations seconds; a period without visits has zeros, never null.
+ */
+export interface Metrics {
+  /** distinct visitors */
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  /** pageviews / visits */
+  viewsPerVisit: number;
+  /** visits with exactly one pageview / visits */
+  bounceRate: number;
+  /** mean visit duration, seconds */
+  visitDuration: number;
+}
+
+export interface ChartPoint extends Metrics {
+  /** `YYYY-MM-DD` (day, week's Monday, month's 1st) or `YYYY-MM-DDTHH:mm±hh:mm` (hour) */
+  bucket: string;
+  /** when the bucket begins, ISO 8601 UTC */
+  start: string;
+}
+
+/** One value of a visit dimension; `value` null means visits without one (for example no referrer). */
+export interface BreakdownRow {
+  value: string | null;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounceRate: number;
+  visitDuration: number;
+}
+
+/** One page: pageviews, visits that viewed it and their distinct visitors. */
+export interface PageRow {
+  value: string;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+}
+
+/** One custom event name: how often it happened, in how many visits, by how many visitors. */
+export interface EventRow {
+  value: string | null;
+  visitors: number;
+  visits: number;
+  events: number;
+}
+
+export type Breakdowns = Partial<Record<VisitDimension, BreakdownRow[]>> & {
+  pages: PageRow[];
+  events: EventRow[];
+};
+
+/** Breakdowns of one local day. */
+export interface DailyBreakdowns {
+  day: string;
+  breakdowns: Breakdowns;
+}
+
+export interface Report {
+  timeZone: string;
+  period: Period;
+  bucket: Bucket;
+  compare: Period | null;
+  kpis: Metrics;
+  compareKpis: Metrics | null;
+  chart: ChartPoint[];
+  /** the compared period's chart, bucket by bucket from its own start */
+  compareChart: ChartPoint[] | null;
+  breakdowns: Breakdowns;
+  /** with `daily=1`: every day of the period in order, else null */
+  daily: DailyBreakdowns[] | null;
+}

@@ -1,0 +1,162 @@
+import { bucketSlots, dayNumber, dayString } from './buckets.ts';
+import type { DuckDb, Row } from './duckdb.ts';
+import { type Period, type ReportParams, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
+import { buildReportQuery } from './report-sql.ts';
+import type { Breakdowns, ChartPoint, DailyBreakdowns, Metrics, Report } from './report-types.ts';
+import { parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
+
+/** Dimensions shown only with `deep=1`. */
+export const DEEP_DIMENSIONS: readonly VisitDimension[] = ['exit_page', 'region', 'city'];
+
+interface Sums {
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounces: number;
+  durationMs: number;
+  hits: number;
+}
+
+const num = (value: unknown): number => (typeof value === 'number' ? value : Number(value ?? 0));
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+const sums = (row: Row): Sums => ({
+  visitors: num(row['visitors']),
+  visits: num(row['visits']),
+  pageviews: num(row['pageviews']),
+  bounces: num(row['bounces']),
+  durationMs: num(row['duration_ms']),
+  hits: num(row['hits']),
+});
+
+const ZERO: Sums = { visitors: 0, visits: 0, pageviews: 0, bounces: 0, durationMs: 0, hits: 0 };
+
+/** Turns sums into the shown metrics. */
+export function metrics(s: Sums): Metrics {
+  return {
+    visitors: s.visitors,
+    visits: s.visits,
+    pageviews: s.pageviews,
+    viewsPerVisit: s.visits === 0 ? 0 : s.pageviews / s.visits,
+    bounceRate: s.visits === 0 ? 0 : s.bounces / s.visits,
+    visitDuration: s.visits === 0 ? 0 : s.durationMs / s.visits / 1000,
+  };
+}
+
+async function plan(db: DuckDb, timeZone: string, period: Period): Promise<TimePlan> {
+  return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to)));
+}
+
+function chart(rows: Row[], params: ReportParams, period: Period, timePlan: TimePlan): ChartPoint[] {
+  const byKey = new Map<number, Sums>();
+  for (const row of rows) if (row['section'] === 'chart') byKey.set(num(row['bkt']), sums(row));
+  return bucketSlots(params.bucket, period, timePlan).map((slot) => ({
+    bucket: slot.label,
+    start: new Date(slot.startMs).toISOString(),
+    ...metrics(byKey.get(slot.key) ?? ZERO),
+  }));
+}
+
+function emptyBreakdowns(dimensions: readonly VisitDimension[]): Breakdowns {
+  const breakdowns: Breakdowns = { pages: [], events: [] };
+  for (const dim of dimensions) breakdowns[dim] = [];
+  return breakdowns;
+}
+
+/** Rows come ordered by visitors then value per section (and day): keep that order. */
+function addRow(into: Breakdowns, section: string, row: Row): void {
+  const s = sums(row);
+  const value = text(row['val']);
+  if (section === 'pages') {
+    into.pages.push({ value: value ?? '', visitors: s.visitors, visits: s.visits, pageviews: s.hits });
+  } else if (section === 'events') {
+    into.events.push({ value, visitors: s.visitors, visits: s.visits, events: s.hits });
+  } else {
+    const { viewsPerVisit: _, ...m } = metrics(s);
+    into[section as VisitDimension]?.push({ value, ...m });
+  }
+}
+
+const byVisitorsThenValue = (a: Row, b: Row): number => {
+  const d = num(b['visitors']) - num(a['visitors']);
+  if (d !== 0) return d;
+  const x = text(a['val']);
+  const y = text(b['val']);
+  if (x === y) return 0;
+  if (x === null) return 1;
+  if (y === null) return -1;
+  return x < y ? -1 : 1;
+};
+
+/**
+ * The whole dashboard report of one site for validated parameters, in the site's zone.
+ * Runs at most four statements: the period's (and compared period's) time plan, then the
+ * period's report and the compared totals and chart side by side.
+ */
+export async function runReport(
+  db: DuckDb,
+  site: string,
+  timeZone: string,
+  params: ReportParams,
+): Promise<Report> {
+  const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
+  const compare = params.compare;
+  const [mainPlan, comparePlan] = await Promise.all([
+    plan(db, timeZone, params.period),
+    compare ? plan(db, timeZone, compare) : Promise.resolve(null),
+  ]);
+  const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit };
+  const [rows, compareRows] = await Promise.all([
+    db.read(
+      buildReportQuery({ ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily }),
+    ),
+    comparePlan
+      ? db.read(
+          buildReportQuery({
+            ...base,
+            plan: comparePlan,
+            dimensions: [],
+            pagesAndEvents: false,
+            daily: false,
+          }),
+        )
+      : Promise.resolve(null),
+  ]);
+  rows.sort(byVisitorsThenValue);
+
+  const total = (r: Row[]) => metrics(sums(r.find((row) => row['section'] === 'total') ?? {}));
+  const breakdowns = emptyBreakdowns(dimensions);
+  const days = new Map<number, Breakdowns>();
+  let daily: DailyBreakdowns[] | null = null;
+  if (params.daily) {
+    daily = [];
+    for (let d = dayNumber(params.period.from); d <= dayNumber(params.period.to); d++) {
+      const entry = { day: dayString(d), breakdowns: emptyBreakdowns(dimensions) };
+      days.set(d, entry.breakdowns);
+      daily.push(entry);
+    }
+  }
+  for (const row of rows) {
+    const section = String(row['section']);
+    if (section === 'total' || section === 'chart') continue;
+    const day = row['day'];
+    if (day === null || day === undefined) addRow(breakdowns, section, row);
+    else {
+      const into = days.get(num(day));
+      if (into) addRow(into, section, row);
+    }
+  }
+  return {
+    timeZone,
+    period: params.period,
+    bucket: params.bucket,
+    compare,
+    kpis: total(rows),
+    compareKpis: compareRows ? total(compareRows) : null,
+    chart: chart(rows, params, params.period, mainPlan),
+    compareChart:
+      compare && compareRows && comparePlan ? chart(compareRows, params, compare, comparePlan) : null,
+    breakdowns,
+    daily,
+  };
+}
