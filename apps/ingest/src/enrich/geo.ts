@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { Reader } from 'maxmind';
+import { type CityResponse, Reader } from 'maxmind';
 
 /** FOOTFALL_GEO: which database is used, or none. */
 export type GeoMode = 'country' | 'city' | 'off';
@@ -27,13 +27,11 @@ export interface GeoLookup {
 /** FOOTFALL_GEO=off: records no location. */
 export const noGeoLookup: GeoLookup = Object.freeze({ lookup: () => null });
 
-/** The DB-IP Lite and GeoLite2 record layout (the parts used). */
-interface GeoRecord {
-  country?: { iso_code?: string };
-  registered_country?: { iso_code?: string };
-  subdivisions?: { names?: { en?: string } }[];
-  city?: { names?: { en?: string } };
-}
+/**
+ * DB-IP Lite and GeoLite2 share this record layout; a country database simply lacks the city
+ * parts. Every part is read as optional: free databases leave many out.
+ */
+type GeoRecord = CityResponse;
 
 export interface GeoLoadState {
   /** the file a reader is loaded from, or null */
