@@ -104,4 +104,30 @@ describe('a failed write', () => {
       await wal.close();
     });
   });
+
+  it('resolves a durable batch whose mark write failed, then refuses what comes after', async () => {
+    await withTempDir(async (dir) => {
+      const fs = new FaultyFs();
+      const wal = await openWalWriter({ dir, fs });
+      fs.failMarkWrites = 'EIO';
+      let holdSync = (): void => {};
+      const held = new Promise<void>((resolve) => {
+        holdSync = resolve;
+      });
+      fs.beforeSync = () => held;
+      const durable = wal.append(utf8('durable'));
+      await new Promise((resolve) => setImmediate(resolve));
+      const queued = wal.append(utf8('queued behind it'));
+      fs.beforeSync = null;
+      holdSync();
+      expect(await durable).toBe(1n);
+      await expect(queued).rejects.toMatchObject({ code: 'EIO' });
+      expect(String(wal.failure)).toContain('durable mark');
+      await wal.close();
+      fs.failMarkWrites = null;
+      const reopened = await openWalWriter({ dir, fs });
+      expect(reopened.lastSeq).toBe(1n);
+      await reopened.close();
+    });
+  });
 });

@@ -35,12 +35,30 @@ export class FaultyFs implements WalFs {
   failSyncs: string | null = null;
   /** errno code thrown by segment truncates while set. */
   failTruncates: string | null = null;
+  /** errno code thrown by writes of the durable mark while set. */
+  failMarkWrites: string | null = null;
   /** Runs before each segment fsync; tests use it to hold an fsync open. */
   beforeSync: (() => Promise<void>) | null = null;
 
   async open(path: string, flags: string, mode?: number): Promise<WalFileHandle> {
     const handle = await nodeFs.open(path, flags, mode);
-    return path.endsWith('.seg') ? this.#wrap(handle) : handle;
+    if (path.endsWith('.seg')) return this.#wrap(handle);
+    if (path.endsWith('durable-seq')) return this.#wrapMark(handle);
+    return handle;
+  }
+
+  #wrapMark(handle: WalFileHandle): WalFileHandle {
+    return {
+      read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+      write: async (buffer, offset, length, position) => {
+        if (this.failMarkWrites) throw errno(this.failMarkWrites);
+        return handle.write(buffer, offset, length, position);
+      },
+      sync: () => handle.sync(),
+      truncate: (length) => handle.truncate(length),
+      stat: () => handle.stat(),
+      close: () => handle.close(),
+    };
   }
 
   readdir = nodeFs.readdir;

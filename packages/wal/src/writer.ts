@@ -190,6 +190,8 @@ export class WalWriter {
           this.#inFlight = 0;
         }
       }
+      // A failed mark write fails the writer after its batch succeeded: refuse what queued since.
+      if (this.#failure) for (const item of this.#queue.splice(0)) item.reject(this.#failure);
     } finally {
       // Cleared in the same step that saw the queue empty, so an append arriving next starts a drain.
       this.#draining = null;
