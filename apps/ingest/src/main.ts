@@ -1,29 +1,70 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { Config } from '@footfall/config';
+import { getSite, openControlDb } from '@footfall/control';
 import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
-import { prepareInstance } from '@footfall/instance';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { getRequestListener } from '@hono/node-server';
 import { createIngestApp } from './app.ts';
 import type { IngestDeps } from './deps.ts';
+import { clientAddress } from './enrich/client-address.ts';
+import { EventLog } from './event-log.ts';
 import { forwardToQuery, isIngestPath } from './front-door.ts';
+import type { GeoLocator } from './pipeline.ts';
+import { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
+import { SqliteSaltStore } from './salts.ts';
+import { CachedSites } from './sites.ts';
+import { IngestStats } from './stats.ts';
 
 /** A running ingest gateway. */
 export interface IngestGateway {
   /** the TCP port it listens on */
   port: number;
+  deps: IngestDeps;
   stop(): Promise<void>;
 }
+
+export interface GatewayOptions {
+  /** the geo lookup; defaults to recording no location */
+  geo?: GeoLocator;
+}
+
+const NO_GEO: GeoLocator = { lookup: () => null };
 
 /**
  * The gateway's one wiring point: the front door on FOOTFALL_ADDR. It answers ingest paths itself
  * and forwards every other request to the query service's unix socket.
  */
-export async function startIngestGateway(config: Config, logger: Logger): Promise<IngestGateway> {
+export async function startIngestGateway(
+  config: Config,
+  logger: Logger,
+  options: GatewayOptions = {},
+): Promise<IngestGateway> {
   const instance = prepareInstance(config);
-  const deps: IngestDeps = { config, instance, logger, now: Date.now };
-  const app = createIngestApp(deps);
-  const own = getRequestListener(app.fetch);
-  const socketAddress = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
+  const control = openControlDb({
+    path: instance.paths.controlDb,
+    secret: instance.secret,
+    version: footfallVersion(),
+    log: logger,
+  });
+  const eventLog = new EventLog({ walRoot: instance.paths.wal, logger, now: Date.now });
+  await eventLog.open();
+  const deps: IngestDeps = {
+    config,
+    instance,
+    logger,
+    now: Date.now,
+    sites: new CachedSites((id) => getSite(control, id)),
+    eventLog,
+    stats: new IngestStats(),
+    geo: options.geo ?? NO_GEO,
+    salts: new SqliteSaltStore(control.raw),
+    limits: {
+      address: new RateLimiter(INGEST_LIMITS.address),
+      visitor: new RateLimiter(INGEST_LIMITS.visitor),
+      crawl: new RateLimiter(INGEST_LIMITS.crawl),
+    },
+  };
+  const own = getRequestListener(createIngestApp(deps).fetch);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (isIngestPath(path)) {
@@ -33,18 +74,28 @@ export async function startIngestGateway(config: Config, logger: Logger): Promis
     forwardToQuery(req, res, {
       socketPath: instance.paths.querySocket,
       logger,
-      clientAddress: socketAddress,
-      clientProto: () => 'http',
+      clientAddress: (r) =>
+        clientAddress(config.trustProxy, {
+          socketAddress: r.socket.remoteAddress,
+          headers: r.headers,
+          platform: config.platform ?? null,
+          proxyKeyValid: false,
+        }) ?? '',
+      clientProto: (r) =>
+        config.trustProxy.mode !== 'none' && r.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http',
     });
   });
   server.keepAliveTimeout = 65_000;
   await listen(server, config.addr);
   const port = boundPort(server);
-  logger.info({ port }, 'ingest gateway listening');
+  logger.info({ port, stream: eventLog.stream }, 'ingest gateway listening');
   return {
     port,
+    deps,
     async stop() {
       await drainServer(server, config.drainSeconds * 1000 - 500);
+      await eventLog.close();
+      await control.close();
       logger.info('ingest gateway stopped');
     },
   };

@@ -1,0 +1,108 @@
+import type { IngestEvent, WalEvent } from '@footfall/schema';
+import { classifyChannel } from './enrich/channels.ts';
+import { primaryLanguage } from './enrich/language.ts';
+import { pageOf, parseUrl, referrerOf } from './enrich/referrer.ts';
+import { parseUserAgent } from './enrich/user-agent.ts';
+import { campaignOf } from './enrich/utm.ts';
+import { type SaltStore, siteDay, visitorHash } from './enrich/visitor-hash.ts';
+import type { SiteInfo } from './sites.ts';
+
+/** Where a visitor is, as far as the geo database says. */
+export interface GeoPlace {
+  country: string | null;
+  region: string | null;
+  city: string | null;
+}
+
+/** Geolocation of an address, in memory only. */
+export interface GeoLocator {
+  lookup(address: string, options: { city: boolean }): GeoPlace | null;
+}
+
+export interface EnrichInput {
+  site: SiteInfo;
+  event: IngestEvent;
+  /** the visitor address: used here for geo and the cookieless hash, never returned */
+  address: string;
+  userAgent: string;
+  acceptLanguage: string | undefined;
+  receivedAt: number;
+}
+
+export interface EnrichDeps {
+  salts: SaltStore;
+  geo: GeoLocator;
+}
+
+/**
+ * Turns a validated tracker event into the WAL record: page and referrer parts, campaign, channel,
+ * browser, OS, device, language, place and visitor id. The address goes into the geo lookup and
+ * the cookieless hash and nowhere else.
+ */
+export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
+  const { site, event } = input;
+  const url = parseUrl(event.u)!; // the schema checked it is a URL
+  const page = pageOf(url);
+  const at = input.receivedAt - (event.a ?? 0);
+  const ref = referrerOf(event.r, page.host, site.domain);
+  const campaign = campaignOf(url);
+  const { channel, assistant } = classifyChannel({
+    referrerHost: ref.referrerHost,
+    referrerPath: ref.referrerPath,
+    utmSource: campaign.utmSource,
+    utmMedium: campaign.utmMedium,
+    clickId: campaign.clickId,
+  });
+  const ua = parseUserAgent(input.userAgent);
+  const place = deps.geo.lookup(input.address, { city: site.cityRecording });
+  const cookieId = !site.cookieless && event.v !== undefined ? event.v : undefined;
+  const visitor =
+    cookieId ??
+    visitorHash({
+      salt: deps.salts.saltFor(siteDay(at, site.timezone)),
+      site: site.id,
+      address: input.address,
+      userAgent: input.userAgent,
+    });
+  return {
+    t: 'event',
+    id: event.i,
+    site: site.id,
+    at,
+    kind: event.k,
+    name: event.n ?? null,
+    props: event.p ?? null,
+    host: page.host,
+    path: page.path,
+    visitor,
+    idMode: cookieId === undefined ? 'hash' : 'cookie',
+    referrerHost: ref.referrerHost,
+    referrerPath: ref.referrerPath,
+    channel,
+    assistant,
+    utmSource: campaign.utmSource,
+    utmMedium: campaign.utmMedium,
+    utmCampaign: campaign.utmCampaign,
+    utmTerm: campaign.utmTerm,
+    utmContent: campaign.utmContent,
+    clickId: campaign.clickId,
+    browser: ua.browser,
+    browserVersion: ua.browserVersion,
+    os: ua.os,
+    osVersion: ua.osVersion,
+    device: ua.device,
+    language: primaryLanguage(input.acceptLanguage),
+    country: place?.country ?? null,
+    region: place?.region ?? null,
+    city: site.cityRecording ? (place?.city ?? null) : null,
+    screenW: event.w ?? null,
+    screenH: event.h ?? null,
+    engagedMs: event.e ?? null,
+    scroll: event.d ?? null,
+    lcp: event.m?.lcp ?? null,
+    fcp: event.m?.fcp ?? null,
+    inp: event.m?.inp ?? null,
+    ttfb: event.m?.ttfb ?? null,
+    cls: event.m?.cls ?? null,
+  };
+}

@@ -1,0 +1,32 @@
+import { AppError } from '@footfall/http';
+import { renderTracker } from '@footfall/tracker';
+import { Hono } from 'hono';
+import type { IngestDeps } from '../deps.ts';
+import type { GatewayEnv } from './request.ts';
+
+/**
+ * `GET /js/<site id>.js`: the site's tracker with its id and mode baked in, so the tag needs no
+ * `data-site`. Cached by browsers and CDNs for an hour and revalidated with its ETag.
+ */
+export function scriptRoutes(deps: IngestDeps) {
+  const rendered = new Map<string, { code: string; etag: string }>();
+  return new Hono<GatewayEnv>().get('/js/:file', (c) => {
+    const file = c.req.param('file');
+    const id = file.endsWith('.js') ? file.slice(0, -3) : '';
+    const site = id ? deps.sites.get(id) : undefined;
+    if (site === undefined) throw new AppError('not_found', `no tracker for ${file}`);
+    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}`;
+    let script = rendered.get(cacheKey);
+    if (script === undefined) {
+      script = renderTracker({ siteId: site.id, cookieless: site.cookieless });
+      if (rendered.size > 10_000) rendered.clear();
+      rendered.set(cacheKey, script);
+    }
+    c.header('ETag', script.etag);
+    c.header('Cache-Control', 'public, max-age=3600, stale-while-revalidate=86400');
+    c.header('Access-Control-Allow-Origin', '*');
+    if (c.req.header('if-none-match') === script.etag) return c.body(null, 304);
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    return c.body(script.code);
+  });
+}

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { type SaltStore, siteDay } from './enrich/visitor-hash.ts';
+
+/**
+ * The cookieless hash's daily salts, kept in the control database so that both a restarted
+ * gateway and several gateways agree on a day's salt. A salt is deleted once its day is over in
+ * every time zone (the westernmost zone, UTC-12, is the last to leave a day), so nobody can be
+ * recognised on the next day. The salt never leaves this process except into SQLite.
+ */
+export class SqliteSaltStore implements SaltStore {
+  readonly #db: Database.Database;
+  readonly #now: () => number;
+  readonly #cache = new Map<string, Buffer>();
+  #prunedFor = '';
+
+  constructor(db: Database.Database, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  saltFor(day: string): Buffer {
+    this.#prune();
+    const cached = this.#cache.get(day);
+    if (cached) return cached;
+    // INSERT OR IGNORE then read: two gateways creating the same day's salt agree on one
+    this.#db.prepare('INSERT OR IGNORE INTO daily_salts (day, salt) VALUES (?, ?)').run(day, randomBytes(32));
+    const row = this.#db.prepare('SELECT salt FROM daily_salts WHERE day = ?').get(day) as { salt: Buffer };
+    this.#cache.set(day, row.salt);
+    return row.salt;
+  }
+
+  /** Deletes the salts of days that are over everywhere (runs at most once per such day). */
+  #prune(): void {
+    const oldestLive = siteDay(this.#now(), 'Etc/GMT+12');
+    if (oldestLive === this.#prunedFor) return;
+    this.#prunedFor = oldestLive;
+    this.#db.prepare('DELETE FROM daily_salts WHERE day < ?').run(oldestLive);
+    for (const day of this.#cache.keys()) if (day < oldestLive) this.#cache.delete(day);
+  }
+}
