@@ -1,20 +1,39 @@
 import { notFound, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
+import { accessGuard } from './auth/guard.ts';
 import type { QueryDeps } from './deps.ts';
+import { accountRoutes } from './routes/account.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { peopleRoutes } from './routes/people.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { setupRoutes } from './routes/setup.ts';
+import { siteAccessRoutes } from './routes/site-access.ts';
+import { siteLayoutRoutes } from './routes/site-layout.ts';
+import { siteRoutes } from './routes/sites.ts';
 
 /**
  * The query service's HTTP app: `/api/v1`, the operator endpoints and (later) the dashboard.
- * Every answer carries `Server-Timing`.
+ * Every answer carries `Server-Timing`. Every route's access is declared in auth/access.ts and
+ * checked by the guard before its handler runs.
  */
 export function createQueryApp(deps: QueryDeps) {
   const app = new Hono();
   app.use('*', timing({ crossOrigin: false }));
+  app.use('*', accessGuard(deps));
   app.onError(onError(deps.logger));
   app.notFound(notFound);
   app.route('/api/v1', healthRoutes(deps));
+  app.route('/api/v1', setupRoutes(deps));
+  app.route('/api/v1', sessionRoutes(deps));
+  app.route('/api/v1', accountRoutes(deps));
+  app.route('/api/v1', peopleRoutes(deps));
+  app.route('/api/v1', apiKeyRoutes(deps));
+  app.route('/api/v1', siteRoutes(deps));
+  app.route('/api/v1', siteLayoutRoutes(deps));
+  app.route('/api/v1', siteAccessRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   return app;
 }

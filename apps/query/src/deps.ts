@@ -1,6 +1,8 @@
 import type { Config } from '@footfall/config';
+import type { ControlDb, OnSiteDeleted } from '@footfall/control';
 import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
+import type { PasswordChecks } from './auth/password-checks.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */
 export interface QueryDeps {
@@ -10,4 +12,10 @@ export interface QueryDeps {
   /** when this process started (ms), for uptime */
   startedAt: number;
   now: () => number;
+  /** the control database (people, keys, sites) */
+  control: ControlDb;
+  /** rate limits and the two-at-once queue of password checks (memory only) */
+  passwordChecks: PasswordChecks;
+  /** removes a deleted site's analytics; wired to the analytics engine */
+  onSiteDeleted: OnSiteDeleted;
 }

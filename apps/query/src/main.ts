@@ -3,10 +3,12 @@ import { chmod } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Config } from '@footfall/config';
+import { ensureSites, finishSiteDeletions, openControlDb } from '@footfall/control';
 import { drainServer, type Logger, listen } from '@footfall/http';
-import { prepareInstance } from '@footfall/instance';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
 import { createQueryApp } from './app.ts';
+import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
 
 /** A running query service. */
@@ -22,7 +24,34 @@ export interface QueryService {
  */
 export async function startQueryService(config: Config, logger: Logger): Promise<QueryService> {
   const instance = prepareInstance(config);
-  const deps: QueryDeps = { config, instance, logger, startedAt: Date.now(), now: Date.now };
+  // refuses a newer database, and a change it could not first copy: the service does not start
+  const control = openControlDb({
+    path: instance.paths.controlDb,
+    secret: instance.secret,
+    version: footfallVersion(),
+    log: logger,
+    backupsDir: instance.paths.backups,
+  });
+  const deps: QueryDeps = {
+    config,
+    instance,
+    logger,
+    startedAt: Date.now(),
+    now: Date.now,
+    control,
+    passwordChecks: new PasswordChecks({ now: Date.now, unlimited: config.unsafe.noRateLimit }),
+    // INTEGRATION: wire to the analytics engine. Until then a deleted site's analytics are kept
+    // and its deletion stays recorded (site_deletions) to be retried at the next start.
+    onSiteDeleted: (siteId) => {
+      throw new Error(`the analytics engine is not wired: analytics of site ${siteId} are kept for now`);
+    },
+  };
+  const created = await ensureSites(control, config.sites);
+  if (created.length > 0)
+    logger.info({ sites: created.map((s) => s.domain) }, 'created sites from FOOTFALL_SITES');
+  await finishSiteDeletions(control, deps.onSiteDeleted).catch((e: Error) =>
+    logger.warn({ err: { message: e.message } }, 'analytics of deleted sites not removed yet'),
+  );
   const app = createQueryApp(deps);
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const socketPath = instance.paths.querySocket;
@@ -34,6 +63,7 @@ export async function startQueryService(config: Config, logger: Logger): Promise
     socketPath,
     async stop() {
       await drainServer(server, config.drainSeconds * 1000 - 500);
+      await control.close();
       logger.info('query service stopped');
     },
   };

@@ -1,0 +1,75 @@
+/**
+ * Who may call each route: the one table. The guard (guard.ts) looks up the matched route here
+ * before any handler runs; a route missing from the table answers 500, so nothing is reachable by
+ * accident. tests/accounts/access-walk.test.ts calls every registered route with every kind of
+ * caller against this table.
+ *
+ * - `public`: anyone (health, the setup state).
+ * - `setup`: anyone holding the setup token, only until the first owner exists.
+ * - `sign-in`: anyone; JSON only; password and code checks are rate limited.
+ * - `viewer`: any signed-in person, an API key or FOOTFALL_API_TOKEN (read-only).
+ * - `self`: a signed-in person acting on their own account (password, two-step, sign-out). Viewers
+ *   may; API keys may not. This is the one kind of state-changing route a viewer may call.
+ * - `owner`: a signed-in owner. Everything that changes the instance.
+ * - `operator`: FOOTFALL_OPERATOR_TOKEN, checked by the operator routes themselves.
+ */
+export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner' | 'operator';
+
+export const ROUTE_ACCESS = {
+  'GET /api/v1/health': 'public',
+
+  'GET /api/v1/setup': 'public',
+  'POST /api/v1/setup': 'setup',
+
+  'POST /api/v1/session': 'sign-in',
+  'POST /api/v1/session/two-step': 'sign-in',
+  'GET /api/v1/session': 'self',
+  'DELETE /api/v1/session': 'self',
+
+  'PUT /api/v1/account/password': 'self',
+  'POST /api/v1/account/two-step/setup': 'self',
+  'POST /api/v1/account/two-step/confirm': 'self',
+  'DELETE /api/v1/account/two-step': 'self',
+
+  'GET /api/v1/people': 'owner',
+  'POST /api/v1/people': 'owner',
+  'PATCH /api/v1/people/:id': 'owner',
+  'DELETE /api/v1/people/:id': 'owner',
+
+  'GET /api/v1/api-keys': 'owner',
+  'POST /api/v1/api-keys': 'owner',
+  'DELETE /api/v1/api-keys/:id': 'owner',
+
+  'GET /api/v1/sites': 'viewer',
+  'POST /api/v1/sites': 'owner',
+  'GET /api/v1/sites/:site': 'viewer',
+  'PATCH /api/v1/sites/:site': 'owner',
+  'DELETE /api/v1/sites/:site': 'owner',
+  'POST /api/v1/sites/:site/proxy-key': 'owner',
+
+  'GET /api/v1/site-layout': 'viewer',
+  'PUT /api/v1/site-layout': 'owner',
+  'GET /api/v1/site-access': 'owner',
+  'PUT /api/v1/site-access/:id': 'owner',
+
+  'GET /_footfall/health': 'operator',
+  'GET /_footfall/usage': 'operator',
+} as const satisfies Record<string, Access>;
+
+/**
+ * Routes a person whose password was generated (`footfall admin`, a new person) may call before
+ * choosing their own.
+ */
+export const BEFORE_PASSWORD_CHANGE = new Set<string>([
+  'GET /api/v1/session',
+  'DELETE /api/v1/session',
+  'PUT /api/v1/account/password',
+]);
+
+/** The declared access of `METHOD /path/:param`, or undefined when the route is not declared. */
+export function accessOf(key: string): Access | undefined {
+  return (ROUTE_ACCESS as Record<string, Access>)[key];
+}
+
+/** Methods that only read. Every other method is state-changing. */
+export const isReadMethod = (method: string) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS';

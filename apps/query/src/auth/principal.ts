@@ -1,0 +1,46 @@
+import type { Config } from '@footfall/config';
+import { type ControlDb, resolveApiKey, resolveSession, safeEqual, siteScopeOf } from '@footfall/control';
+import { AppError } from '@footfall/http';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { SESSION_COOKIE } from './cookies.ts';
+import type { Principal } from './env.ts';
+
+/**
+ * Finds the caller: a bearer credential (FOOTFALL_API_TOKEN or an API key) first, else the session
+ * cookie. A bearer credential that matches nothing is a 401 (not a silent fall-back to the cookie).
+ */
+export async function resolvePrincipal(
+  c: Context,
+  control: ControlDb,
+  config: Config,
+): Promise<Principal | undefined> {
+  const auth = c.req.header('authorization');
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw unauthorized(c, 'the Authorization header must be "Bearer <API key>"');
+    const value = m[1]!;
+    if (config.apiToken !== undefined && safeEqual(value, config.apiToken)) {
+      return { kind: 'api-token', role: 'viewer', scope: 'all' };
+    }
+    const key = await resolveApiKey(control, value);
+    if (!key) throw unauthorized(c, 'the API key is not valid (revoked or mistyped?)');
+    return { kind: 'api-key', role: 'viewer', keyId: key.id, scope: 'all' };
+  }
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return undefined;
+  const session = await resolveSession(control, token);
+  if (!session) return undefined;
+  return {
+    kind: 'session',
+    role: session.person.role,
+    person: session.person,
+    session,
+    scope: await siteScopeOf(control, session.person),
+  };
+}
+
+export function unauthorized(c: Context, message: string): AppError {
+  c.header('WWW-Authenticate', 'Bearer realm="footfall"');
+  return new AppError('unauthorized', message);
+}

@@ -1,0 +1,81 @@
+import {
+  createChallenge,
+  DUMMY_HASH,
+  deleteSession,
+  endChallenge,
+  findPersonByEmail,
+  getPerson,
+  recoveryCodesLeft,
+  toPerson,
+  useChallenge,
+  verifyPassword,
+  verifyTwoStepCode,
+} from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { clearSessionCookie } from '../auth/cookies.ts';
+import type { AuthEnv } from '../auth/env.ts';
+import { readJson } from '../auth/json.ts';
+import type { QueryDeps } from '../deps.ts';
+import { checkKeys, sessionPrincipal, signedIn } from './auth-helpers.ts';
+import { personJson } from './views.ts';
+
+const SignIn = v.strictObject({
+  email: v.pipe(v.string(), v.maxLength(254)),
+  password: v.pipe(v.string(), v.maxLength(1000)),
+});
+const TwoStep = v.strictObject({
+  challenge: v.pipe(v.string(), v.maxLength(100)),
+  code: v.pipe(v.string(), v.maxLength(40)),
+});
+
+/**
+ * Sign-in, JSON only. `POST /session` checks the password; with two-step on it answers
+ * `{ two_step_required: true, challenge }` and `POST /session/two-step` finishes with a code or
+ * a recovery code. Success sets the session cookie and returns the CSRF token.
+ */
+export function sessionRoutes(deps: QueryDeps) {
+  const ctl = deps.control;
+  return new Hono<AuthEnv>()
+    .post('/session', async (c) => {
+      const body = await readJson(c, SignIn);
+      const person = await findPersonByEmail(ctl, body.email);
+      const ok = await deps.passwordChecks.password(checkKeys(c, body.email), async () => {
+        // an unknown e-mail costs the same hash, so timing does not reveal who has an account
+        const right = await verifyPassword(body.password, person?.password_hash ?? DUMMY_HASH);
+        return right && person !== undefined;
+      });
+      if (!ok || !person) throw new AppError('unauthorized', 'wrong e-mail or password');
+      if (person.totp_secret !== null) {
+        return c.json({ two_step_required: true, challenge: await createChallenge(ctl, person.id) });
+      }
+      return signedIn(c, person);
+    })
+    .post('/session/two-step', async (c) => {
+      const body = await readJson(c, TwoStep);
+      const personId = await useChallenge(ctl, body.challenge);
+      const person = personId === undefined ? undefined : await getPerson(ctl, personId);
+      if (!person) throw new AppError('unauthorized', 'the sign-in has expired: enter your password again');
+      const ok = await deps.passwordChecks.code(checkKeys(c, person.email), () =>
+        verifyTwoStepCode(ctl, person.id, body.code),
+      );
+      if (!ok) throw new AppError('unauthorized', 'wrong or already used code');
+      await endChallenge(ctl, body.challenge);
+      return signedIn(c, person);
+    })
+    .get('/session', async (c) => {
+      const p = sessionPrincipal(c);
+      return c.json({
+        person: personJson(toPerson(p.person)),
+        csrf_token: p.session.csrfToken,
+        expires_at: new Date(p.session.expiresAt).toISOString(),
+        recovery_codes_left: p.person.totp_secret === null ? null : await recoveryCodesLeft(ctl, p.person.id),
+      });
+    })
+    .delete('/session', async (c) => {
+      await deleteSession(ctl, sessionPrincipal(c).session.tokenHash);
+      clearSessionCookie(c);
+      return c.body(null, 204);
+    });
+}

@@ -1,0 +1,86 @@
+import {
+  createSite,
+  deleteSite,
+  listSites,
+  rotateProxyKey,
+  type SiteFields,
+  scopeAllows,
+  updateSite,
+} from '@footfall/control';
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { AuthEnv } from '../auth/env.ts';
+import { readJson } from '../auth/json.ts';
+import { requireSiteRead } from '../auth/site-read.ts';
+import type { QueryDeps } from '../deps.ts';
+import { siteJson } from './views.ts';
+
+const fields = {
+  timezone: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  currency: v.optional(v.pipe(v.string(), v.maxLength(10))),
+  cookieless: v.optional(v.boolean()),
+  city_recording: v.optional(v.boolean()),
+  /** an emoji, a letter or a favicon URL */
+  icon: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  colour: v.optional(
+    v.nullable(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #3366ff'))),
+  ),
+};
+const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
+const SitePatch = v.strictObject({ domain: v.optional(v.pipe(v.string(), v.maxLength(2000))), ...fields });
+
+const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
+  const out: Partial<SiteFields> = {};
+  if (b.domain !== undefined) out.domain = b.domain;
+  if (b.timezone !== undefined) out.timezone = b.timezone;
+  if (b.currency !== undefined) out.currency = b.currency;
+  if (b.cookieless !== undefined) out.cookieless = b.cookieless;
+  if (b.city_recording !== undefined) out.cityRecording = b.city_recording;
+  if (b.icon !== undefined) out.icon = b.icon;
+  if (b.colour !== undefined) out.colour = b.colour?.toLowerCase() ?? null;
+  return out;
+};
+
+/**
+ * Sites: everyone reads the sites they may see (`GET /sites`, `GET /sites/{site}`); owners create,
+ * change, delete (with its analytics) and rotate the proxy key.
+ */
+export function siteRoutes(deps: QueryDeps) {
+  const ctl = deps.control;
+  return new Hono<AuthEnv>()
+    .get('/sites', (c) => {
+      const p = c.get('principal')!;
+      const sites = listSites(ctl).filter((s) => scopeAllows(p.scope, s.id));
+      return c.json({ sites: sites.map((s) => siteJson(s, p.role === 'owner')) });
+    })
+    .post('/sites', async (c) => {
+      const body = await readJson(c, NewSite);
+      const site = await createSite(ctl, { ...toFields(body), domain: body.domain });
+      return c.json({ site: siteJson(site, true) }, 201);
+    })
+    .get('/sites/:site', (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      return c.json({ site: siteJson(site, c.get('principal')?.role === 'owner') });
+    })
+    .patch('/sites/:site', async (c) => {
+      const body = await readJson(c, SitePatch);
+      return c.json({ site: siteJson(await updateSite(ctl, c.req.param('site'), toFields(body)), true) });
+    })
+    .delete('/sites/:site', async (c) => {
+      const id = c.req.param('site');
+      try {
+        await deleteSite(ctl, id, deps.onSiteDeleted);
+      } catch (e) {
+        if (e instanceof Error && e.name === 'AppError') throw e;
+        // the site is gone and its deletion is recorded: the analytics are retried at the next start
+        deps.logger.error(
+          { err: { message: (e as Error).message }, site: id },
+          'analytics of a deleted site not removed yet',
+        );
+      }
+      return c.body(null, 204);
+    })
+    .post('/sites/:site/proxy-key', async (c) =>
+      c.json({ site: siteJson(await rotateProxyKey(ctl, c.req.param('site')), true) }),
+    );
+}
