@@ -59,8 +59,9 @@ export function limit(
   key: string | null,
   what: string,
 ): void {
-  if (deps.config.unsafe.noRateLimit || key === null || key === '') return;
-  const wait = deps.limits[which].take(key, deps.now());
+  if (deps.config.unsafe.noRateLimit) return;
+  // requests whose address cannot be read share one bucket rather than escaping the limit
+  const wait = deps.limits[which].take(key || '(unreadable)', deps.now());
   if (wait > 0)
     throw new AppError('rate_limited', `too many requests from this ${what}`, { retryAfter: wait });
 }
