@@ -19,10 +19,10 @@ const host = window as unknown as { footfall?: Api };
 const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
 // Do Not Track and Global Privacy Control are final: no consent call overrides them.
 const refused = nav.doNotTrack === '1' || nav.globalPrivacyControl === true;
-const loadUrl = __FF_VITALS__ ? pageUrl() : '';
+const loadUrl = pageUrl();
 
 let currentKey = ''; // pathname (and hash with data-hash) of the page the visitor is on
-let currentUrl = '';
+let currentUrl = loadUrl;
 let counted = false; // whether the current page's pageview went out
 let vitalsSent = false;
 
