@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@footfall/http';
+import { encodeWalRecord, type WalRecord } from '@footfall/schema';
+import { openWalWriter } from '@footfall/wal';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Batch, BatchResult } from './engine/loader.ts';
+import { Tailer, type TailTarget } from './tailer.ts';
+
+const logger = createLogger({ level: 'silent', name: 'test' });
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** An engine stand-in: stores records and positions the way a transaction would. */
+function memoryTarget(initial: Map<string, bigint> = new Map()) {
+  const positions = new Map(initial);
+  const applied: { stream: string; seq: bigint; site: string }[] = [];
+  const target: TailTarget = {
+    positions: async () => new Map(positions),
+    applyBatch: async (batch: Batch): Promise<BatchResult> => {
+      for (const r of batch.records) {
+        applied.push({ stream: r.stream, seq: r.seq, site: r.record.site });
+        positions.set(r.stream, r.seq);
+      }
+      return {
+        events: 0,
+        duplicates: 0,
+        replayed: 0,
+        crawls: 0,
+        botDrops: batch.records.length,
+        committed: true,
+      };
+    },
+  };
+  return { target, positions, applied };
+}
+
+const bot = (site: string): WalRecord => ({ t: 'bot', site, day: '2026-11-22', kind: 'list' });
+
+async function walWith(root: string, stream: string, sites: string[]) {
+  const w = await openWalWriter({ dir: join(root, stream) });
+  for (const s of sites) await w.append(encodeWalRecord(bot(s)));
+  await w.close();
+}
+
+describe('Tailer', () => {
+  it('applies every stream in order, in bounded batches, and knows its lag', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1', 'a2', 'a3', 'a4', 'a5']);
+    await walWith(root, 'b', ['b1', 'b2']);
+    const { target, applied } = memoryTarget();
+    const tailer = new Tailer({ walRoot: root, target, logger, batchSize: 3 });
+    await tailer.init();
+    expect(await tailer.drain()).toBe(7);
+    expect(applied.filter((r) => r.stream === 'a').map((r) => r.site)).toEqual([
+      'a1',
+      'a2',
+      'a3',
+      'a4',
+      'a5',
+    ]);
+    expect(applied.filter((r) => r.stream === 'b').map((r) => r.site)).toEqual(['b1', 'b2']);
+    expect(tailer.lag).toBe(0);
+  });
+
+  it('resumes after the stored positions, never applying a record twice', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1', 'a2', 'a3']);
+    const { target, applied } = memoryTarget(new Map([['a', 2n]]));
+    const tailer = new Tailer({ walRoot: root, target, logger });
+    await tailer.init();
+    await tailer.drain();
+    expect(applied.map((r) => r.site)).toEqual(['a3']);
+  });
+
+  it('knows how many records are not yet applied', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1', 'a2', 'a3', 'a4']);
+    const tailer = new Tailer({ walRoot: root, target: memoryTarget().target, logger, batchSize: 1 });
+    await tailer.init();
+    expect(await tailer.poll()).toBe(1);
+    expect(tailer.lag).toBe(3);
+    expect(await tailer.drain()).toBe(3);
+    expect(tailer.lag).toBe(0);
+  });
+
+  it('runs by itself once started and stops cleanly', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1']);
+    const { target, applied } = memoryTarget();
+    const tailer = new Tailer({ walRoot: root, target, logger, idleMs: 10 });
+    await tailer.start();
+    await walWith(root, 'b', ['b1']);
+    for (let i = 0; i < 200 && applied.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await tailer.stop();
+    expect(applied.map((r) => r.site).sort()).toEqual(['a1', 'b1']);
+  });
+});

@@ -1,0 +1,205 @@
+import { join } from 'node:path';
+import type { Logger } from '@footfall/http';
+import { decodeWalRecord } from '@footfall/schema';
+import { listWalStreams, openWalReader, pruneWal, WalCorruptionError, type WalReader } from '@footfall/wal';
+import type { Batch, BatchRecord, BatchResult } from './engine/loader.ts';
+
+/** Where the tailer loads records: the analytics engine. */
+export interface TailTarget {
+  /** applied sequence number per stream, as committed */
+  positions(): Promise<Map<string, bigint>>;
+  /** loads a batch and the streams' new positions in one transaction */
+  applyBatch(batch: Batch): Promise<BatchResult>;
+}
+
+export interface TailerOptions {
+  walRoot: string;
+  target: TailTarget;
+  logger: Logger;
+  /** most records per transaction */
+  batchSize?: number;
+  /** wait between polls when there is nothing new (a visit shows within about 2 s) */
+  idleMs?: number;
+  /** applied WAL segments are deleted once older than this */
+  retentionMs?: number;
+  now?: () => number;
+  /** called after each committed batch (live stream, cache) */
+  onApplied?: (result: BatchResult) => void;
+}
+
+/** A stream the tailer could not read past: corruption is reported, never skipped. */
+export interface StuckStream {
+  stream: string;
+  error: string;
+}
+
+/**
+ * Tails every WAL stream into the analytics engine exactly once: records after the stored
+ * position are read in order, loaded in batches, and each batch commits together with the new
+ * positions, so a crash keeps all of a batch or none and a restart resumes after the last commit.
+ */
+export class Tailer {
+  readonly #o: Required<Omit<TailerOptions, 'onApplied'>> & Pick<TailerOptions, 'onApplied'>;
+  readonly #readers = new Map<string, WalReader>();
+  #positions = new Map<string, bigint>();
+  #stuck = new Map<string, string>();
+  #lag = 0;
+  #unreadable = 0;
+  #running: Promise<void> | undefined;
+  #stopping = false;
+  #wake: (() => void) | undefined;
+  #lastPrune = 0;
+
+  constructor(options: TailerOptions) {
+    this.#o = { batchSize: 5000, idleMs: 250, retentionMs: 7 * 24 * 3600 * 1000, now: Date.now, ...options };
+  }
+
+  /** Loads the stored positions and starts the loop. */
+  async start(): Promise<void> {
+    await this.init();
+    this.#running = this.#loop();
+  }
+
+  /** Loads the stored positions (start does this; tests drive poll and drain by hand after it). */
+  async init(): Promise<void> {
+    this.#positions = await this.#o.target.positions();
+  }
+
+  /** One batch across all streams; resolves with the number of WAL records it consumed. */
+  poll(): Promise<number> {
+    return this.#step();
+  }
+
+  /** Finishes the batch in progress (it commits or not, as a whole) and stops. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+    for (const r of this.#readers.values()) await r.close();
+    this.#readers.clear();
+  }
+
+  /** Records in the WAL not yet in reports, as of the last poll. */
+  get lag(): number {
+    return this.#lag;
+  }
+
+  /** Payloads that passed their CRC but were not a record this version understands (skipped, logged). */
+  get unreadable(): number {
+    return this.#unreadable;
+  }
+
+  get stuck(): StuckStream[] {
+    return [...this.#stuck].map(([stream, error]) => ({ stream, error }));
+  }
+
+  /** Reads and applies until nothing is left; resolves with the number of records applied. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.#step();
+      total += n;
+      if (n === 0) return total;
+    }
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopping) {
+      let applied = 0;
+      try {
+        applied = await this.#step();
+        if (this.#o.now() - this.#lastPrune > 10 * 60 * 1000) await this.#prune();
+      } catch (e) {
+        this.#o.logger.error(
+          { err: { name: (e as Error).name, message: (e as Error).message } },
+          'tailing failed; retrying',
+        );
+        await this.#sleep(5000);
+      }
+      if (applied === 0 && !this.#stopping) await this.#sleep(this.#o.idleMs);
+    }
+  }
+
+  /** One batch across all streams; returns how many records it consumed. */
+  async #step(): Promise<number> {
+    const records: BatchRecord[] = [];
+    const advanced = new Map<string, bigint>();
+    let consumed = 0;
+    let lag = 0;
+    for (const stream of await listWalStreams(this.#o.walRoot)) {
+      if (this.#stuck.has(stream)) continue;
+      const reader = await this.#reader(stream);
+      const after = this.#positions.get(stream) ?? 0n;
+      const room = this.#o.batchSize - records.length;
+      if (room > 0) {
+        try {
+          for (const { seq, payload } of await reader.read({ after, maxRecords: room })) {
+            advanced.set(stream, seq);
+            consumed++;
+            try {
+              records.push({ stream, seq, record: decodeWalRecord(payload) });
+            } catch {
+              this.#unreadable++;
+              this.#o.logger.error(
+                { stream, seq: String(seq) },
+                'skipped a WAL record this version cannot read',
+              );
+            }
+          }
+        } catch (e) {
+          if (!(e instanceof WalCorruptionError)) throw e;
+          this.#stuck.set(stream, e.message);
+          this.#o.logger.error(
+            { stream, segment: e.segment, offset: e.offset },
+            'WAL stream is corrupt; tailing it stopped',
+          );
+          continue;
+        }
+      }
+      lag += Number((await reader.lastSeq()) - (advanced.get(stream) ?? after));
+    }
+    if (consumed === 0) {
+      this.#lag = lag;
+      return 0;
+    }
+    if (records.length > 0) {
+      const result = await this.#o.target.applyBatch({ records });
+      this.#o.onApplied?.(result);
+    }
+    // positions of skipped unreadable records are committed with the next batch that has any
+    for (const [stream, seq] of advanced) this.#positions.set(stream, seq);
+    this.#lag = lag;
+    return consumed;
+  }
+
+  async #reader(stream: string): Promise<WalReader> {
+    let r = this.#readers.get(stream);
+    if (r === undefined) {
+      r = await openWalReader({ dir: join(this.#o.walRoot, stream) });
+      this.#readers.set(stream, r);
+    }
+    return r;
+  }
+
+  async #prune(): Promise<void> {
+    this.#lastPrune = this.#o.now();
+    for (const [stream, applied] of this.#positions) {
+      await pruneWal({
+        dir: join(this.#o.walRoot, stream),
+        appliedThrough: applied,
+        olderThanMs: this.#o.retentionMs,
+        now: this.#o.now(),
+      });
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+}
