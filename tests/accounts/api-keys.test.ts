@@ -24,7 +24,15 @@ describe('API keys', () => {
     const text = await list.text();
     expect(text).not.toContain(key);
     expect(JSON.parse(text)).toEqual({
-      api_keys: [{ id: expect.any(String), name: 'grafana', start: key.slice(0, 10), created_at: expect.any(String), last_used_at: null }],
+      api_keys: [
+        {
+          id: expect.any(String),
+          name: 'grafana',
+          start: key.slice(0, 10),
+          created_at: expect.any(String),
+          last_used_at: null,
+        },
+      ],
     });
     expect(dumpControl(h.control)).not.toContain(key.slice(10));
   });
@@ -37,7 +45,9 @@ describe('API keys', () => {
     const listed = (await sites.json()) as { sites: Record<string, unknown>[] };
     expect(listed.sites.map((s) => s.domain)).toEqual(['example.com']);
     expect(listed.sites[0]).not.toHaveProperty('proxy_key');
-    const keys = (await (await h.call('GET', '/api/v1/api-keys', { agent: owner })).json()) as { api_keys: { last_used_at: string }[] };
+    const keys = (await (await h.call('GET', '/api/v1/api-keys', { agent: owner })).json()) as {
+      api_keys: { last_used_at: string }[];
+    };
     expect(keys.api_keys[0]!.last_used_at).toBe(new Date(h.clock.now()).toISOString());
   });
 
@@ -62,6 +72,8 @@ describe('API keys', () => {
     const token = 'automation-token-0123456789';
     expect((await h.call('GET', '/api/v1/sites', { bearer: token })).status).toBe(200);
     expect((await h.call('GET', '/api/v1/sites', { bearer: `${token}x` })).status).toBe(401);
-    expect((await h.call('POST', '/api/v1/api-keys', { body: { name: 'x' }, bearer: token })).status).toBe(403);
+    expect((await h.call('POST', '/api/v1/api-keys', { body: { name: 'x' }, bearer: token })).status).toBe(
+      403,
+    );
   });
 });

@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Access, ROUTE_ACCESS } from '../../apps/query/src/auth/access.ts';
+import {
+  type AccountsApp,
+  type Agent,
+  accountsApp,
+  type CallOptions,
+  PASSWORD,
+  SETUP_TOKEN,
+} from './harness.ts';
+
+/**
+ * Walks every route the query app registers and calls it as a viewer, with an API key, as the
+ * owner of another Footfall instance (its cookie and CSRF token) and with no credential, checking
+ * the status against the route's declared access and that the control database is unchanged
+ * (and no analytics were deleted).
+ */
+
+/** The whole table, pinned: changing who may call a route means changing this test too. */
+const EXPECTED: Record<string, Access> = {
+  'GET /api/v1/health': 'public',
+  'GET /api/v1/setup': 'public',
+  'POST /api/v1/setup': 'setup',
+  'POST /api/v1/session': 'sign-in',
+  'POST /api/v1/session/two-step': 'sign-in',
+  'GET /api/v1/session': 'self',
+  'DELETE /api/v1/session': 'self',
+  'PUT /api/v1/account/password': 'self',
+  'POST /api/v1/account/two-step/setup': 'self',
+  'POST /api/v1/account/two-step/confirm': 'self',
+  'DELETE /api/v1/account/two-step': 'self',
+  'GET /api/v1/people': 'owner',
+  'POST /api/v1/people': 'owner',
+  'PATCH /api/v1/people/:id': 'owner',
+  'DELETE /api/v1/people/:id': 'owner',
+  'GET /api/v1/api-keys': 'owner',
+  'POST /api/v1/api-keys': 'owner',
+  'DELETE /api/v1/api-keys/:id': 'owner',
+  'GET /api/v1/sites': 'viewer',
+  'POST /api/v1/sites': 'owner',
+  'GET /api/v1/sites/:site': 'viewer',
+  'PATCH /api/v1/sites/:site': 'owner',
+  'DELETE /api/v1/sites/:site': 'owner',
+  'POST /api/v1/sites/:site/proxy-key': 'owner',
+  'GET /api/v1/site-layout': 'viewer',
+  'PUT /api/v1/site-layout': 'owner',
+  'GET /api/v1/site-access': 'owner',
+  'PUT /api/v1/site-access/:id': 'owner',
+  'GET /_footfall/health': 'operator',
+  'GET /_footfall/usage': 'operator',
+};
+
+const WRONG = 'wrong password!!';
+/** Bodies an owner could send; refusals must come from access, not from validation. */
+const BODIES: Record<string, unknown> = {
+  'POST /api/v1/setup': { token: SETUP_TOKEN, email: 'new@example.com', password: PASSWORD },
+  'POST /api/v1/session': { email: 'viewer@example.com', password: WRONG },
+  'POST /api/v1/session/two-step': { challenge: 'no-such-challenge', code: '123456' },
+  'PUT /api/v1/account/password': { current_password: WRONG, new_password: 'another new password' },
+  'POST /api/v1/account/two-step/setup': { password: WRONG },
+  'POST /api/v1/account/two-step/confirm': { code: '123456' },
+  'DELETE /api/v1/account/two-step': { password: WRONG, code: '123456' },
+  'POST /api/v1/people': { email: 'new@example.com', role: 'owner' },
+  'PATCH /api/v1/people/:id': { role: 'viewer' },
+  'POST /api/v1/api-keys': { name: 'walk' },
+  'POST /api/v1/sites': { domain: 'new.example.org' },
+  'PATCH /api/v1/sites/:site': { cookieless: true },
+  'PUT /api/v1/site-layout': { order: [], pins: [], groups: [] },
+  'PUT /api/v1/site-access/:id': { sites: [] },
+};
+
+type Caller = 'viewer' | 'api key' | 'owner of another instance' | 'no credential';
+const CALLERS: Caller[] = ['viewer', 'api key', 'owner of another instance', 'no credential'];
+
+/** The status each caller must get for each access level. `ok` means any 2xx. */
+function expected(access: Access, caller: Caller, changing: boolean): number | 'ok' | 'not-refused' {
+  switch (access) {
+    case 'public':
+      return 'ok';
+    case 'setup':
+      return 403; // setup is done: the token opens nothing
+    case 'sign-in':
+      return 401; // wrong password / unknown challenge
+    case 'operator':
+      return 404; // FOOTFALL_OPERATOR_TOKEN is unset
+    case 'viewer':
+      return caller === 'viewer' || caller === 'api key' ? 'ok' : 401;
+    case 'self':
+      if (caller === 'viewer') return changing ? 'not-refused' : 'ok';
+      return caller === 'api key' ? 403 : 401;
+    case 'owner':
+      return caller === 'viewer' || caller === 'api key' ? 403 : 401;
+  }
+}
+
+let h: AccountsApp;
+let other: AccountsApp;
+let ids: { site: string; owner: string; viewer: string; key: string };
+let apiKey: string;
+let otherOwner: Agent;
+
+beforeAll(async () => {
+  h = accountsApp();
+  other = accountsApp();
+  const owner = await h.setup('owner@example.com');
+  otherOwner = await other.setup('owner@example.com');
+  const site = (await (
+    await h.call('POST', '/api/v1/sites', { body: { domain: 'example.com' }, agent: owner })
+  ).json()) as {
+    site: { id: string };
+  };
+  await h.call('POST', '/api/v1/sites', { body: { domain: 'second.example.com' }, agent: owner });
+  const viewer = (await (
+    await h.call('POST', '/api/v1/people', {
+      body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
+      agent: owner,
+    })
+  ).json()) as { person: { id: string } };
+  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
+  const key = (await (
+    await h.call('POST', '/api/v1/api-keys', { body: { name: 'k' }, agent: owner })
+  ).json()) as {
+    api_key: { id: string };
+    key: string;
+  };
+  apiKey = key.key;
+  const ownerRow = h.control.raw.prepare(`SELECT id FROM people WHERE role = 'owner'`).get() as {
+    id: string;
+  };
+  ids = { site: site.site.id, owner: ownerRow.id, viewer: viewer.person.id, key: key.api_key.id };
+});
+afterAll(async () => {
+  await h.cleanup();
+  await other.cleanup();
+});
+
+function registered(): string[] {
+  const keys = h.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`);
+  return [...new Set(keys)].sort();
+}
+
+function fillPath(key: string): string {
+  const path = key.slice(key.indexOf(' ') + 1);
+  const id = path.startsWith('/api/v1/api-keys')
+    ? ids.key
+    : path.startsWith('/api/v1/site-access')
+      ? ids.viewer
+      : ids.owner;
+  return path
+    .replace(':site', ids.site)
+    .replace(':id', id)
+    .replace(/:[A-Za-z_]+/g, 'x');
+}
+
+/** The control database, minus bookkeeping a read may update and rows of `exceptPerson`. */
+function snapshot(exceptPerson?: string): string {
+  const tables = h.control.raw
+    .prepare(`SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`)
+    .all() as { name: string }[];
+  const out: Record<string, unknown> = {};
+  for (const { name } of tables) {
+    out[name] = (
+      h.control.raw.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all() as Record<string, unknown>[]
+    )
+      .filter((r) => exceptPerson === undefined || (r.person_id !== exceptPerson && r.id !== exceptPerson))
+      .map((r) => {
+        const { last_used_at: _u, last_seen_at: _s, ...rest } = r;
+        return rest;
+      });
+  }
+  return JSON.stringify(out);
+}
+
+async function credentials(caller: Caller): Promise<Pick<CallOptions, 'agent' | 'bearer'>> {
+  switch (caller) {
+    case 'viewer':
+      return { agent: await h.signIn('viewer@example.com') };
+    case 'api key':
+      return { bearer: apiKey };
+    case 'owner of another instance':
+      return { agent: Object.assign(Object.create(Object.getPrototypeOf(otherOwner)), otherOwner) };
+    case 'no credential':
+      return {};
+  }
+}
+
+describe('the access walk', () => {
+  it('declares every registered route, and every declared route is registered', () => {
+    expect(registered()).toEqual(Object.keys(ROUTE_ACCESS).sort());
+    expect(ROUTE_ACCESS).toEqual(EXPECTED);
+  });
+
+  for (const caller of CALLERS) {
+    it(`answers every route correctly as ${caller} and changes nothing it may not`, async () => {
+      const failures: string[] = [];
+      for (const key of registered()) {
+        const access = ROUTE_ACCESS[key as keyof typeof ROUTE_ACCESS] as Access;
+        const method = key.slice(0, key.indexOf(' '));
+        const changing = !['GET', 'HEAD'].includes(method);
+        const creds = await credentials(caller);
+        const selfChange = caller === 'viewer' && access === 'self' && changing;
+        const before = snapshot(selfChange ? ids.viewer : undefined);
+        const res = await h.call(method, fillPath(key), {
+          ...creds,
+          body: BODIES[key] ?? (changing ? {} : undefined),
+        });
+        const after = snapshot(selfChange ? ids.viewer : undefined);
+        const want = expected(access, caller, changing);
+        const ok =
+          want === 'ok'
+            ? res.status >= 200 && res.status < 300
+            : want === 'not-refused'
+              ? ![401, 403].includes(res.status)
+              : res.status === want;
+        if (!ok) failures.push(`${key}: got ${res.status}, want ${want} (${await res.text()})`);
+        if (after !== before) failures.push(`${key}: changed the control database`);
+      }
+      expect(failures).toEqual([]);
+      expect(h.deleted).toEqual([]);
+    });
+  }
+});
