@@ -7,6 +7,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createIngestApp } from './app.ts';
 import type { IngestDeps } from './deps.ts';
 import { clientAddress } from './enrich/client-address.ts';
+import { createGeo } from './enrich/geo-setup.ts';
 import { EventLog } from './event-log.ts';
 import { forwardToQuery, isIngestPath } from './front-door.ts';
 import type { GeoLocator } from './pipeline.ts';
@@ -28,7 +29,7 @@ export interface GatewayOptions {
   geo?: GeoLocator;
 }
 
-const NO_GEO: GeoLocator = { lookup: () => null };
+const GEO_REFRESH_MS = 6 * 60 * 60 * 1000;
 
 /**
  * The gateway's one wiring point: the front door on FOOTFALL_ADDR. It answers ingest paths itself
@@ -46,6 +47,9 @@ export async function startIngestGateway(
     version: footfallVersion(),
     log: logger,
   });
+  const geo = options.geo
+    ? { lookup: options.geo, timer: undefined }
+    : startGeo(config, instance.paths.geo, logger);
   const eventLog = new EventLog({ walRoot: instance.paths.wal, logger, now: Date.now });
   await eventLog.open();
   const deps: IngestDeps = {
@@ -56,7 +60,7 @@ export async function startIngestGateway(
     sites: new CachedSites((id) => getSite(control, id)),
     eventLog,
     stats: new IngestStats(),
-    geo: options.geo ?? NO_GEO,
+    geo: geo.lookup,
     salts: new SqliteSaltStore(control.raw),
     limits: {
       address: new RateLimiter(INGEST_LIMITS.address),
@@ -94,9 +98,32 @@ export async function startIngestGateway(
     deps,
     async stop() {
       await drainServer(server, config.drainSeconds * 1000 - 500);
+      if (geo.timer) clearInterval(geo.timer);
       await eventLog.close();
       await control.close();
       logger.info('ingest gateway stopped');
     },
   };
+}
+
+/**
+ * FOOTFALL_GEO: loads the database if there is one, then keeps it fresh (download when missing or
+ * from a past month, every few hours). Without network the download fails quietly: no location is
+ * recorded, and the failure is kept for Health.
+ */
+function startGeo(config: Config, ownDir: string, logger: Logger) {
+  const geo = createGeo({
+    mode: config.geo,
+    dir: config.geoDir ?? ownDir,
+    shared: config.geoDir !== undefined,
+  });
+  const refresh = async () => {
+    const outcome = await geo.updater?.run();
+    if (outcome && !outcome.ok) logger.warn({ reason: outcome.reason }, 'geo database not updated');
+    await geo.reader?.load();
+  };
+  void geo.reader?.load().then(refresh);
+  const timer = geo.updater ? setInterval(() => void refresh(), GEO_REFRESH_MS) : undefined;
+  timer?.unref();
+  return { ...geo, timer };
 }

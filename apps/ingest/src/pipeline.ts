@@ -1,5 +1,6 @@
 import type { IngestEvent, WalEvent } from '@footfall/schema';
 import { classifyChannel } from './enrich/channels.ts';
+import type { GeoLookup, GeoResult } from './enrich/geo.ts';
 import { primaryLanguage } from './enrich/language.ts';
 import { pageOf, parseUrl, referrerOf } from './enrich/referrer.ts';
 import { parseUserAgent } from './enrich/user-agent.ts';
@@ -7,17 +8,9 @@ import { campaignOf } from './enrich/utm.ts';
 import { type SaltStore, siteDay, visitorHash } from './enrich/visitor-hash.ts';
 import type { SiteInfo } from './sites.ts';
 
-/** Where a visitor is, as far as the geo database says. */
-export interface GeoPlace {
-  country: string | null;
-  region: string | null;
-  city: string | null;
-}
-
-/** Geolocation of an address, in memory only. */
-export interface GeoLocator {
-  lookup(address: string, options: { city: boolean }): GeoPlace | null;
-}
+/** Geolocation of an address, in memory only (enrich/geo.ts; a stand-in in tests). */
+export type GeoLocator = GeoLookup;
+export type GeoPlace = GeoResult;
 
 export interface EnrichInput {
   site: SiteInfo;
@@ -54,7 +47,7 @@ export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
     clickId: campaign.clickId,
   });
   const ua = parseUserAgent(input.userAgent);
-  const place = deps.geo.lookup(input.address, { city: site.cityRecording });
+  const place = deps.geo.lookup(input.address, { recordCity: site.cityRecording });
   const cookieId = !site.cookieless && event.v !== undefined ? event.v : undefined;
   const visitor =
     cookieId ??

@@ -36,7 +36,13 @@ export function eventRoutes(deps: IngestDeps) {
   return new Hono<GatewayEnv>()
     .use(
       '/api/e',
-      cors({ origin: '*', allowMethods: ['POST'], allowHeaders: ['Content-Type'], maxAge: 86400 }),
+      cors({
+        origin: '*',
+        allowMethods: ['POST'],
+        allowHeaders: ['Content-Type'],
+        exposeHeaders: ['Retry-After'],
+        maxAge: 86400,
+      }),
     )
     .post('/api/e', ingestBodyLimit, async (c) => {
       try {
