@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { loadConfig } from '@footfall/config';
-import { prepareInstance, setupToken } from '@footfall/instance';
+import { setupToken } from '@footfall/instance';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccountsApp, accountsApp, PASSWORD, SETUP_TOKEN } from './harness.ts';
 

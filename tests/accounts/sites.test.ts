@@ -1,0 +1,136 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type AccountsApp, type Agent, accountsApp, PASSWORD } from './harness.ts';
+
+let h: AccountsApp;
+let owner: Agent;
+beforeEach(async () => {
+  h = accountsApp();
+  owner = await h.setup();
+});
+afterEach(() => h.cleanup());
+
+type SiteJson = { id: string; domain: string; proxy_key?: string; timezone: string; currency: string };
+
+async function site(domain: string, extra: Record<string, unknown> = {}): Promise<SiteJson> {
+  const res = await h.call('POST', '/api/v1/sites', { body: { domain, ...extra }, agent: owner });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { site: SiteJson }).site;
+}
+
+async function viewer(email = 'viewer@example.com'): Promise<{ agent: Agent; id: string }> {
+  const res = await h.call('POST', '/api/v1/people', {
+    body: { email, role: 'viewer', password: PASSWORD },
+    agent: owner,
+  });
+  const id = ((await res.json()) as { person: { id: string } }).person.id;
+  h.control.raw.prepare('UPDATE people SET must_change_password = 0 WHERE id = ?').run(id);
+  return { agent: await h.signIn(email), id };
+}
+
+describe('sites over the API', () => {
+  it('creates a site from a pasted URL with validated time zone and currency', async () => {
+    const s = await site('https://Shop.Example.com/checkout?x=1', {
+      timezone: 'America/New_York',
+      currency: 'eur',
+      colour: '#AA00FF',
+    });
+    expect(s).toMatchObject({
+      domain: 'shop.example.com',
+      timezone: 'America/New_York',
+      currency: 'EUR',
+      colour: '#aa00ff',
+    });
+    expect(s.id).toMatch(/^[a-z2-9]{10}$/);
+    expect(s.proxy_key).toBeTruthy();
+    const bad = await h.call('POST', '/api/v1/sites', {
+      body: { domain: 'b.com', timezone: 'Nowhere/City' },
+      agent: owner,
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ field: 'timezone' });
+  });
+
+  it('rotates the proxy key', async () => {
+    const s = await site('a.com');
+    const res = await h.call('POST', `/api/v1/sites/${s.id}/proxy-key`, { agent: owner });
+    const rotated = ((await res.json()) as { site: SiteJson }).site;
+    expect(rotated.proxy_key).not.toBe(s.proxy_key);
+  });
+
+  it('deletes a site and asks the engine to delete its analytics', async () => {
+    const s = await site('a.com');
+    expect((await h.call('DELETE', `/api/v1/sites/${s.id}`, { agent: owner })).status).toBe(204);
+    expect(h.deleted).toEqual([s.id]);
+    expect((await h.call('GET', `/api/v1/sites/${s.id}`, { agent: owner })).status).toBe(404);
+  });
+
+  it('shows a limited viewer only the chosen sites, the same 404 for the others as for unknown ids, and no proxy keys', async () => {
+    const a = await site('a.com');
+    const b = await site('b.com');
+    const v = await viewer();
+    const put = await h.call('PUT', `/api/v1/site-access/${v.id}`, { body: { sites: [a.id] }, agent: owner });
+    expect(await put.json()).toEqual({ person_id: v.id, email: 'viewer@example.com', sites: [a.id] });
+    const list = (await (await h.call('GET', '/api/v1/sites', { agent: v.agent })).json()) as {
+      sites: SiteJson[];
+    };
+    expect(list.sites.map((s) => s.domain)).toEqual(['a.com']);
+    expect(list.sites[0]).not.toHaveProperty('proxy_key');
+    const hidden = await h.call('GET', `/api/v1/sites/${b.id}`, { agent: v.agent });
+    const unknown = await h.call('GET', '/api/v1/sites/nosuchsite', { agent: v.agent });
+    expect(hidden.status).toBe(404);
+    expect(await hidden.json()).toEqual(await unknown.json());
+    const access = await (await h.call('GET', '/api/v1/site-access', { agent: owner })).json();
+    expect(access).toEqual({ viewers: [{ person_id: v.id, email: 'viewer@example.com', sites: [a.id] }] });
+  });
+
+  it('keeps one account-wide layout that viewers read within their sites', async () => {
+    const a = await site('a.com');
+    const b = await site('b.com');
+    const layout = {
+      order: [b.id, a.id, 'gone'],
+      pins: [b.id],
+      groups: [{ name: 'Shops', sites: [a.id, b.id] }],
+    };
+    const saved = await h.call('PUT', '/api/v1/site-layout', { body: layout, agent: owner });
+    expect(await saved.json()).toEqual({
+      order: [b.id, a.id],
+      pins: [b.id],
+      groups: [{ name: 'Shops', sites: [a.id, b.id] }],
+    });
+    const v = await viewer();
+    await h.call('PUT', `/api/v1/site-access/${v.id}`, { body: { sites: [a.id] }, agent: owner });
+    expect(await (await h.call('GET', '/api/v1/site-layout', { agent: v.agent })).json()).toEqual({
+      order: [a.id],
+      pins: [],
+      groups: [{ name: 'Shops', sites: [a.id] }],
+    });
+  });
+});
+
+describe('people over the API', () => {
+  it('never removes or demotes the last owner, and changes roles otherwise', async () => {
+    const me = h.control.raw.prepare(`SELECT id FROM people WHERE role = 'owner'`).get() as { id: string };
+    expect(
+      (await h.call('PATCH', `/api/v1/people/${me.id}`, { body: { role: 'viewer' }, agent: owner })).status,
+    ).toBe(409);
+    expect((await h.call('DELETE', `/api/v1/people/${me.id}`, { agent: owner })).status).toBe(409);
+    const v = await viewer();
+    const promoted = await h.call('PATCH', `/api/v1/people/${v.id}`, {
+      body: { role: 'owner' },
+      agent: owner,
+    });
+    expect(((await promoted.json()) as { person: { role: string } }).person.role).toBe('owner');
+    expect((await h.call('DELETE', `/api/v1/people/${me.id}`, { agent: owner })).status).toBe(204);
+    // the removed owner's session is gone with them
+    expect((await h.call('GET', '/api/v1/sites', { agent: owner })).status).toBe(401);
+  });
+
+  it('refuses a second account for the same e-mail', async () => {
+    await viewer('v@example.com');
+    const again = await h.call('POST', '/api/v1/people', {
+      body: { email: 'V@example.com', role: 'owner' },
+      agent: owner,
+    });
+    expect(again.status).toBe(409);
+  });
+});
