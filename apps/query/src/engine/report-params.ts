@@ -77,31 +77,18 @@ const date = v.pipe(
   v.check((s) => new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a real date'),
 );
 const flag = v.picklist(['0', '1'], 'must be 0 or 1');
-const one = <T extends v.GenericSchema>(schema: T) =>
-  v.optional(
-    v.union([
-      schema,
-      v.pipe(
-        v.array(v.string()),
-        v.length(1, 'must be given once'),
-        v.transform((a) => a[0]),
-        schema,
-      ),
-    ]),
-  );
-
 /** The raw query string shape; unknown parameters are left to the caller. */
 const RawSchema = v.object({
-  from: one(date),
-  to: one(date),
-  compare: one(v.picklist(['previous', 'year', 'custom'], 'must be previous, year or custom')),
-  cfrom: one(date),
-  cto: one(date),
-  bucket: one(v.picklist(BUCKETS, 'must be hour, day, week or month')),
-  f: v.optional(v.union([v.string(), v.array(v.string())])),
-  daily: one(flag),
-  deep: one(flag),
-  limit: one(
+  from: v.optional(date),
+  to: v.optional(date),
+  compare: v.optional(v.picklist(['previous', 'year', 'custom'], 'must be previous, year or custom')),
+  cfrom: v.optional(date),
+  cto: v.optional(date),
+  bucket: v.optional(v.picklist(BUCKETS, 'must be hour, day, week or month')),
+  f: v.optional(v.array(v.string())),
+  daily: v.optional(flag),
+  deep: v.optional(flag),
+  limit: v.optional(
     v.pipe(
       v.string(),
       v.regex(/^\d{1,4}$/, 'must be a whole number'),
@@ -164,7 +151,15 @@ export function defaultBucket(days: number): Bucket {
  * parseReportParams({ from: '2026-03-01', to: '2026-03-31', f: ['channel:Email'] }, 'Europe/Berlin', Date.now());
  */
 export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs: number): ReportParams {
-  const parsed = v.safeParse(RawSchema, input);
+  const single: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (key === 'f') single[key] = Array.isArray(value) ? value : [value];
+    else if (!Array.isArray(value)) single[key] = value;
+    else if (value.length === 1 && value[0] !== undefined) single[key] = value[0];
+    else throw new ReportParamError(key, 'must be given once');
+  }
+  const parsed = v.safeParse(RawSchema, single);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const key = issue.path?.[0]?.key;
@@ -209,7 +204,7 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
   ) {
     throw new ReportParamError('bucket', 'hour buckets cover at most 31 days (the compared period too)');
   }
-  const f = raw.f === undefined ? [] : Array.isArray(raw.f) ? raw.f : [raw.f];
+  const f = raw.f ?? [];
   return {
     period: { from, to },
     compare,

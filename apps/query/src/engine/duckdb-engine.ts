@@ -1,0 +1,99 @@
+import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
+import { type DuckDbOptions, openDuckDb } from './duckdb.ts';
+import type { BotCounterRow, CrawlCounterRow, Engine } from './engine.ts';
+import { applyBatch, type BeforeCommit, prepareWriter, readPositions } from './loader.ts';
+import { migrate } from './migrations.ts';
+import { num, readHeatmap, readJourney, readNow, readRecentEvents, readRetention, str } from './reads.ts';
+import { runReport } from './report.ts';
+
+export interface DuckDbEngineOptions extends DuckDbOptions {
+  /** the clock for right-now numbers (tests pin it) */
+  now?: () => number;
+  /** test seam: runs inside each batch's transaction right before COMMIT */
+  beforeCommit?: BeforeCommit;
+}
+
+/**
+ * Opens `analytics.duckdb`, migrates it (refusing a newer schema) and returns the Engine.
+ *
+ * @example
+ * const engine = await createDuckDbEngine({ path: 'data/analytics.duckdb', threads: 2, memoryLimit: '256MB' });
+ * await engine.applyBatch({ records });
+ * const report = await engine.report({ site, timeZone, params });
+ */
+export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<Engine> {
+  const db = await openDuckDb(options);
+  try {
+    await migrate(db.writer);
+    await prepareWriter(db.writer);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const now = options.now ?? Date.now;
+  let generation = 0;
+  // The writer connection runs one transaction at a time: writes queue behind each other.
+  let writing: Promise<unknown> = Promise.resolve();
+  const write = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = writing.then(work, work);
+    writing = run.catch(() => undefined);
+    return run;
+  };
+  const deleteSite = async (site: string) => {
+    await db.writer.run('BEGIN TRANSACTION');
+    try {
+      for (const table of ['events', 'sessions', 'crawl_counters', 'bot_counters']) {
+        await db.writer.run(`DELETE FROM ${table} WHERE site = $1`, [site]);
+      }
+      await db.writer.run('COMMIT');
+      generation++;
+    } catch (error) {
+      await db.writer.run('ROLLBACK');
+      throw error;
+    }
+  };
+
+  return {
+    get generation() {
+      return generation;
+    },
+    applyBatch: (batch) =>
+      write(async () => {
+        const result = await applyBatch(db.writer, batch, options.beforeCommit);
+        if (result.committed) generation++;
+        return result;
+      }),
+    positions: () => write(() => readPositions(db.writer)),
+    report: (q) => runReport(db, q.site, q.timeZone, q.params),
+    heatmap: (q) => readHeatmap(db, q),
+    retention: (q) => readRetention(db, q),
+    now: (q) => readNow(db, q.site, now(), q.limit ?? 20),
+    recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now()),
+    journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50),
+    async crawlCounters(q: CrawlCounterQuery) {
+      return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
+        const out: CrawlCounterRow = { hits: num(row['hits']) };
+        for (const key of ['day', 'robot', 'robotKind', 'path'] as const) {
+          const value = str(row[key]);
+          if (value !== null) out[key] = value;
+        }
+        if (row['status'] !== undefined) out.status = num(row['status']);
+        return out;
+      });
+    },
+    async botCounters(q) {
+      return (await db.read(buildBotCountersQuery(q.site, q.from, q.to))).map(
+        (row): BotCounterRow => ({
+          day: str(row['day']) ?? '',
+          kind: str(row['kind']) ?? '',
+          hits: num(row['hits']),
+        }),
+      );
+    },
+    deleteSite: (site) => write(() => deleteSite(site)),
+    close: async () => {
+      await writing;
+      db.close();
+    },
+  };
+}

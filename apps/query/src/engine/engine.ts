@@ -1,0 +1,150 @@
+import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
+import type { Batch, BatchResult } from './loader.ts';
+import type { Filter, Period, ReportParams } from './report-params.ts';
+import type { Report } from './report-types.ts';
+
+/**
+ * The analytics engine behind the query service: the only thing the tailer and the API call.
+ * DuckDB implements it today (duckdb-engine.ts); a ClickHouse engine could implement it later
+ * without the API noticing (DESIGN.md, "Beyond one machine").
+ *
+ * Invariants every implementation keeps:
+ * - applyBatch is atomic with the stream positions it advances, skips records at or below a
+ *   stream's stored position, and stores an event id once within the dedupe window;
+ * - reads never see half a batch;
+ * - numbers are exact (no sampling, no approximate distinct counts).
+ */
+export interface Engine {
+  /** Loads a batch of WAL records; calls are serialised internally. */
+  applyBatch(batch: Batch): Promise<BatchResult>;
+  /** The last applied sequence number of every stream (resume after it; lag = WAL last seq - this). */
+  positions(): Promise<Map<string, bigint>>;
+  /** Committed batches since open: a report cache keyed by it never serves numbers older than a commit. */
+  readonly generation: number;
+  report(q: SiteQuery & { params: ReportParams }): Promise<Report>;
+  heatmap(q: PeriodQuery): Promise<Heatmap>;
+  retention(q: PeriodQuery): Promise<Retention>;
+  now(q: { site: string; limit?: number }): Promise<NowNumbers>;
+  recentEvents(q: { site: string; limit: number }): Promise<LiveEvent[]>;
+  journey(q: { site: string; visitor: string; limit?: number }): Promise<Journey>;
+  crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;
+  botCounters(q: { site: string; from: string; to: string }): Promise<BotCounterRow[]>;
+  /** Removes every event, visit and counter of a site (stream positions stay). */
+  deleteSite(site: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SiteQuery {
+  site: string;
+  /** the site's IANA time zone, in which dates are read */
+  timeZone: string;
+}
+
+export interface PeriodQuery extends SiteQuery {
+  period: Period;
+  filters: readonly Filter[];
+}
+
+/** Hour by weekday of visit starts in the site's zone: `[weekday][hour]`, Monday first. */
+export interface Heatmap {
+  weekdays: readonly ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+  visitors: number[][];
+  visits: number[][];
+  pageviews: number[][];
+}
+
+/** Weekly cohorts; `weeks[k]` = visitors of the cohort who visited k weeks after (weeks[0] = cohort size). */
+export interface Retention {
+  cohorts: { week: string; visitors: number; weeks: number[] }[];
+}
+
+export interface NowPerson {
+  /** 'active' when seen in the last 5 minutes, else 'recent' */
+  kind: 'active' | 'recent';
+  visitor: string;
+  /** last seen, ISO 8601 */
+  seen: string;
+  visitStart: string | null;
+  path: string | null;
+  pageviews: number;
+  channel: string | null;
+  referrer: string | null;
+  entryPage: string | null;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+export interface NowNumbers {
+  visitors5m: number;
+  visitors30m: number;
+  pageviews30m: number;
+  recent: NowPerson[];
+  /** people seen in the last 30 minutes left out of `recent`; absent when 0 */
+  more?: number;
+}
+
+export interface LiveEvent {
+  id: string;
+  /** ISO 8601 */
+  at: string;
+  kind: string;
+  name: string | null;
+  props: Record<string, string | number | boolean> | null;
+  host: string;
+  path: string;
+  visitor: string;
+  visit: string | null;
+  referrer: string | null;
+  channel: string;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  device: string;
+  browser: string | null;
+  os: string | null;
+  language: string | null;
+  engagedMs: number | null;
+}
+
+export interface JourneyVisit {
+  visit: string;
+  started: string;
+  ended: string;
+  durationSeconds: number;
+  pageviews: number;
+  events: LiveEvent[];
+  channel: string | null;
+  referrer: string | null;
+  entryPage: string | null;
+  exitPage: string | null;
+  campaign: string | null;
+  source: string | null;
+  medium: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  language: string | null;
+}
+
+/** One visitor's visits, newest first, each with its events in time order. */
+export interface Journey {
+  visitor: string;
+  visits: JourneyVisit[];
+}
+
+export type CrawlCounterRow = Partial<Record<Exclude<CrawlGroup, 'status'>, string>> & {
+  status?: number;
+  hits: number;
+};
+
+export interface BotCounterRow {
+  day: string;
+  kind: string;
+  hits: number;
+}

@@ -1,0 +1,191 @@
+import { bucketSlots } from './buckets.ts';
+import type { DuckDb, Row } from './duckdb.ts';
+import type {
+  Heatmap,
+  Journey,
+  JourneyVisit,
+  LiveEvent,
+  NowNumbers,
+  NowPerson,
+  PeriodQuery,
+  Retention,
+} from './engine.ts';
+import { buildHeatmapQuery, buildRetentionQuery } from './heatmap-retention.ts';
+import {
+  buildJourneyEventsQuery,
+  buildJourneyVisitsQuery,
+  buildNowPeopleQuery,
+  buildNowTotalsQuery,
+  buildRecentEventsQuery,
+} from './live-sql.ts';
+import { parseTimePlan, timePlanQuery } from './time-plan.ts';
+
+/** Row field readers: SQL rows are parsed, never cast. */
+export const num = (v: unknown): number =>
+  typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const iso = (v: unknown): string => new Date(num(v)).toISOString();
+const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : iso(v));
+
+function props(v: unknown): LiveEvent['props'] {
+  if (typeof v !== 'string') return null;
+  const parsed: unknown = JSON.parse(v);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      out[key] = value;
+  }
+  return out;
+}
+
+export function liveEvent(row: Row): LiveEvent {
+  return {
+    id: str(row['id']) ?? '',
+    at: iso(row['at']),
+    kind: str(row['kind']) ?? '',
+    name: str(row['name']),
+    props: props(row['props']),
+    host: str(row['host']) ?? '',
+    path: str(row['path']) ?? '',
+    visitor: str(row['visitor']) ?? '',
+    visit: str(row['visit']),
+    referrer: str(row['referrer']),
+    channel: str(row['channel']) ?? '',
+    country: str(row['country']),
+    region: str(row['region']),
+    city: str(row['city']),
+    device: str(row['device']) ?? '',
+    browser: str(row['browser']),
+    os: str(row['os']),
+    language: str(row['language']),
+    engagedMs: row['engaged_ms'] === null ? null : num(row['engaged_ms']),
+  };
+}
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+const grid = () => Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
+
+export async function readHeatmap(db: DuckDb, q: PeriodQuery): Promise<Heatmap> {
+  const plan = parseTimePlan(
+    q.timeZone,
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to)),
+  );
+  const heatmap: Heatmap = { weekdays: WEEKDAYS, visitors: grid(), visits: grid(), pageviews: grid() };
+  for (const row of await db.read(buildHeatmapQuery(q.site, plan, q.filters))) {
+    const w = num(row['weekday']);
+    const h = num(row['hour']);
+    heatmap.visitors[w]![h] = num(row['visitors']);
+    heatmap.visits[w]![h] = num(row['visits']);
+    heatmap.pageviews[w]![h] = num(row['pageviews']);
+  }
+  return heatmap;
+}
+
+/** Every week of the period is a cohort row, with zeros when nobody came: never null. */
+export async function readRetention(db: DuckDb, q: PeriodQuery): Promise<Retention> {
+  const plan = parseTimePlan(
+    q.timeZone,
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to)),
+  );
+  const slots = bucketSlots('week', q.period, plan);
+  const cohorts = slots.map((slot, i) => ({
+    week: slot.label,
+    visitors: 0,
+    weeks: new Array<number>(slots.length - i).fill(0),
+  }));
+  const first = slots[0]?.key ?? 0;
+  for (const row of await db.read(buildRetentionQuery(q.site, plan, q.filters))) {
+    const cohort = cohorts[num(row['cohort']) - first];
+    const k = num(row['k']);
+    if (!cohort || k >= cohort.weeks.length) continue;
+    cohort.weeks[k] = num(row['visitors']);
+    if (k === 0) cohort.visitors = num(row['visitors']);
+  }
+  return { cohorts };
+}
+
+export async function readNow(db: DuckDb, site: string, nowMs: number, limit: number): Promise<NowNumbers> {
+  const [totals, people] = await Promise.all([
+    db.read(buildNowTotalsQuery(site, nowMs)),
+    db.read(buildNowPeopleQuery(site, nowMs, limit)),
+  ]);
+  const t = totals[0] ?? {};
+  const recent = people.map(
+    (row): NowPerson => ({
+      kind: num(row['seen']) >= nowMs - 5 * 60_000 ? 'active' : 'recent',
+      visitor: str(row['visitor']) ?? '',
+      seen: iso(row['seen']),
+      visitStart: isoOrNull(row['visit_start']),
+      path: str(row['path']),
+      pageviews: num(row['pageviews']),
+      channel: str(row['channel']),
+      referrer: str(row['referrer']),
+      entryPage: str(row['entry_page']),
+      country: str(row['country']),
+      city: str(row['city']),
+      device: str(row['device']),
+      browser: str(row['browser']),
+      os: str(row['os']),
+    }),
+  );
+  const more = num(people[0]?.['people']) - recent.length;
+  return {
+    visitors5m: num(t['visitors5']),
+    visitors30m: num(t['visitors30']),
+    pageviews30m: num(t['pageviews30']),
+    recent,
+    ...(more > 0 ? { more } : {}),
+  };
+}
+
+export async function readRecentEvents(
+  db: DuckDb,
+  site: string,
+  limit: number,
+  nowMs: number,
+): Promise<LiveEvent[]> {
+  return (await db.read(buildRecentEventsQuery(site, limit, nowMs))).map(liveEvent);
+}
+
+export async function readJourney(
+  db: DuckDb,
+  site: string,
+  visitor: string,
+  limit: number,
+): Promise<Journey> {
+  const visitRows = await db.read(buildJourneyVisitsQuery(site, visitor, limit));
+  const visits = visitRows.map(
+    (row): JourneyVisit => ({
+      visit: str(row['visit']) ?? '',
+      started: iso(row['started']),
+      ended: iso(row['ended']),
+      durationSeconds: num(row['duration']),
+      pageviews: num(row['pageviews']),
+      events: [],
+      channel: str(row['channel']),
+      referrer: str(row['referrer']),
+      entryPage: str(row['entry_page']),
+      exitPage: str(row['exit_page']),
+      campaign: str(row['utm_campaign']),
+      source: str(row['utm_source']),
+      medium: str(row['utm_medium']),
+      country: str(row['country']),
+      region: str(row['region']),
+      city: str(row['city']),
+      device: str(row['device']),
+      browser: str(row['browser']),
+      os: str(row['os']),
+      language: str(row['language']),
+    }),
+  );
+  const oldest = visitRows.at(-1);
+  if (oldest) {
+    const byVisit = new Map(visits.map((v) => [v.visit, v]));
+    for (const row of await db.read(buildJourneyEventsQuery(site, visitor, num(oldest['started'])))) {
+      const event = liveEvent(row);
+      if (event.visit) byVisit.get(event.visit)?.events.push(event);
+    }
+  }
+  return { visitor, visits };
+}
