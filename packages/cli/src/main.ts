@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '@footfall/http';
 import { startIngestGateway } from '@footfall/ingest';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { startQueryService } from '@footfall/query';
+import { runAdmin } from './admin/admin.ts';
 import { announceSetup } from './setup-link.ts';
 import { isSetupDone } from './setup-state.ts';
 import { Supervisor } from './supervisor.ts';
@@ -19,6 +20,7 @@ Usage: footfall <command>
   query     run only the query service (reached through the gateway)
   config    print the effective configuration, secrets masked
   version   print the version
+  admin     add-user, reset-password, disable-2fa (see footfall admin help)
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
@@ -37,6 +39,12 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case 'start':
       return runSupervisor(config);
+    case 'admin':
+      process.exitCode = await runAdmin(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
+      return;
     case 'ingest':
       return runProcess('ingest', config, (logger) => startIngestGateway(config, logger));
     case 'query':

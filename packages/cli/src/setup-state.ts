@@ -1,9 +1,10 @@
+import { isSetupDoneAt } from '@footfall/control';
 import type { Instance } from '@footfall/instance';
 
 /**
- * Whether the first owner exists. Accounts live in the control database (the accounts work adds
- * it); until an owner can be created, setup is never done and the link keeps being printed.
+ * Whether the first owner exists in the control database. Read without migrating or creating
+ * anything: the supervisor asks before the services have opened the database.
  */
-export function isSetupDone(_instance: Instance): boolean {
-  return false;
+export function isSetupDone(instance: Instance): boolean {
+  return isSetupDoneAt(instance.paths.controlDb);
 }

@@ -1,0 +1,118 @@
+import type { Config } from '@footfall/config';
+import {
+  type ControlDb,
+  createPerson,
+  disableTwoStep,
+  findPersonByEmail,
+  generatePassword,
+  normalizeEmail,
+  openControlDb,
+  type Role,
+  setPassword,
+} from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
+
+export const ADMIN_HELP = `Usage: footfall admin <command>
+
+  add-user <email> [--role owner|viewer]   create a person (viewer unless --role owner) with a
+                                           generated password, to be replaced at the first sign-in
+  reset-password <email>                   set a generated password, to be replaced at the next
+                                           sign-in; signs the person out everywhere
+  disable-2fa <email>                      turn two-step sign-in off, so the person can sign in
+                                           with the password and set it up again
+`;
+
+interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/**
+ * `footfall admin ...`: account repairs run on the server itself, against the control database.
+ * Returns the exit code (0 done, 1 failed, 2 usage).
+ */
+export async function runAdmin(args: string[], config: Config, io: Io): Promise<number> {
+  const [command, ...rest] = args;
+  const positional = rest.filter((a, i) => !a.startsWith('--') && !rest[i - 1]?.startsWith('--'));
+  const flag = (name: string) => {
+    const i = rest.indexOf(`--${name}`);
+    return i >= 0 ? rest[i + 1] : undefined;
+  };
+  const email = positional[0];
+  if (!command || command === 'help' || command === '--help' || !email) {
+    (command && command !== 'help' && command !== '--help' ? io.err : io.out)(ADMIN_HELP);
+    return command && command !== 'help' && command !== '--help' ? 2 : 0;
+  }
+  const instance = prepareInstance(config);
+  const ctl = openControlDb({
+    path: instance.paths.controlDb,
+    secret: instance.secret,
+    version: footfallVersion(),
+    backupsDir: instance.paths.backups,
+  });
+  try {
+    switch (command) {
+      case 'add-user':
+        return await addUser(ctl, email, flag('role') ?? 'viewer', io);
+      case 'reset-password':
+        return await resetPassword(ctl, email, io);
+      case 'disable-2fa':
+        return await disable2fa(ctl, email, io);
+      default:
+        io.err(`footfall admin: unknown command "${command}"\n\n${ADMIN_HELP}`);
+        return 2;
+    }
+  } catch (e) {
+    if (e instanceof AppError) {
+      io.err(`footfall admin: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await ctl.close();
+  }
+}
+
+async function addUser(ctl: ControlDb, email: string, role: string, io: Io): Promise<number> {
+  if (role !== 'owner' && role !== 'viewer') {
+    io.err('footfall admin: --role must be owner or viewer');
+    return 2;
+  }
+  const password = generatePassword();
+  const person = await createPerson(ctl, { email, password, role: role as Role, mustChangePassword: true });
+  io.out(
+    `Created ${person.role} ${person.email}.\nPassword (must be changed at the first sign-in): ${password}`,
+  );
+  return 0;
+}
+
+async function resetPassword(ctl: ControlDb, email: string, io: Io): Promise<number> {
+  const person = await findPersonByEmail(ctl, normalizeEmail(email));
+  if (!person) return noSuchPerson(email, io);
+  const password = generatePassword();
+  await setPassword(ctl, person.id, password, { mustChange: true });
+  io.out(
+    `New password for ${person.email} (must be changed at the next sign-in): ${password}\nAll their sessions were signed out.`,
+  );
+  return 0;
+}
+
+async function disable2fa(ctl: ControlDb, email: string, io: Io): Promise<number> {
+  const person = await findPersonByEmail(ctl, normalizeEmail(email));
+  if (!person) return noSuchPerson(email, io);
+  if (person.totp_secret === null) {
+    io.out(`Two-step sign-in was not on for ${person.email}; nothing changed.`);
+    return 0;
+  }
+  await disableTwoStep(ctl, person.id);
+  io.out(
+    `Two-step sign-in is off for ${person.email}: they can sign in with their password and set it up again.`,
+  );
+  return 0;
+}
+
+function noSuchPerson(email: string, io: Io): number {
+  io.err(`footfall admin: nobody has the e-mail ${email}`);
+  return 1;
+}
