@@ -1,0 +1,200 @@
+import type { WalEvent } from '@footfall/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from './duckdb-engine.ts';
+import type { Engine } from './engine.ts';
+import { parseReportParams, type RawReportQuery } from './report-params.ts';
+import { ev, onStream } from './test-fixtures.ts';
+
+/**
+ * A small site with known true numbers (UTC zone), 2026-03-02 .. 2026-03-04:
+ *   alice: Mar 2 visit A (Google, /a -> /b -> /a, Signup event), Mar 3 visit B (Direct, /a, bounce)
+ *   bob:   Mar 2 visit C (Email, campaign spring, /pricing, bounce, DE)
+ *   carol: Mar 4 visit D (Google, /b -> /c, duration 10 min, DE mobile)
+ *   dave:  Feb 25 visit E (Direct, /a) - only in the compared period
+ */
+const DATA: WalEvent[] = [
+  ev('2026-03-02T09:00:00Z', {
+    visitor: 'alice',
+    path: '/a',
+    channel: 'Organic Search',
+    referrerHost: 'google.com',
+    country: 'US',
+  }),
+  ev('2026-03-02T09:05:00Z', { visitor: 'alice', path: '/b' }),
+  ev('2026-03-02T09:06:00Z', { visitor: 'alice', kind: 'ev', name: 'Signup', path: '/b' }),
+  ev('2026-03-02T09:10:00Z', { visitor: 'alice', path: '/a' }),
+  ev('2026-03-03T15:00:00Z', { visitor: 'alice', path: '/a', country: 'US' }),
+  ev('2026-03-02T20:00:00Z', {
+    visitor: 'bob',
+    path: '/pricing',
+    channel: 'Email',
+    utmCampaign: 'spring',
+    utmSource: 'newsletter',
+    utmMedium: 'email',
+    country: 'DE',
+  }),
+  ev('2026-03-04T07:00:00Z', {
+    visitor: 'carol',
+    path: '/b',
+    channel: 'Organic Search',
+    referrerHost: 'google.com',
+    country: 'DE',
+    device: 'mobile',
+  }),
+  ev('2026-03-04T07:10:00Z', { visitor: 'carol', path: '/c', device: 'mobile' }),
+  ev('2026-02-25T12:00:00Z', { visitor: 'dave', path: '/a' }),
+];
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await createDuckDbEngine({ path: ':memory:', threads: 2, memoryLimit: '256MB' });
+  await engine.applyBatch({ records: onStream('a', DATA) });
+});
+afterAll(async () => engine.close());
+
+const report = (query: RawReportQuery) =>
+  engine.report({
+    site: 'site1',
+    timeZone: 'UTC',
+    params: parseReportParams(
+      { from: '2026-03-02', to: '2026-03-04', ...query },
+      'UTC',
+      Date.parse('2026-03-04T12:00:00Z'),
+    ),
+  });
+
+describe('report', () => {
+  it('computes the period KPIs exactly', async () => {
+    const r = await report({});
+    expect(r.kpis).toEqual({
+      visitors: 3,
+      visits: 4,
+      pageviews: 7,
+      viewsPerVisit: 7 / 4,
+      bounceRate: 2 / 4,
+      visitDuration: (600 + 0 + 0 + 600) / 4,
+    });
+  });
+
+  it('charts every day with zeros where nothing happened', async () => {
+    const r = await report({ from: '2026-03-01', bucket: 'day' });
+    expect(r.chart.map((p) => [p.bucket, p.visitors, p.visits, p.pageviews])).toEqual([
+      ['2026-03-01', 0, 0, 0],
+      ['2026-03-02', 2, 2, 4],
+      ['2026-03-03', 1, 1, 1],
+      ['2026-03-04', 1, 1, 2],
+    ]);
+    expect(r.chart[1]?.start).toBe('2026-03-02T00:00:00.000Z');
+  });
+
+  it('breaks visits down by dimension, ordered by visitors then value, with null for no referrer', async () => {
+    const r = await report({});
+    expect(
+      r.breakdowns.channel?.map((x) => [x.value, x.visitors, x.visits, x.pageviews, x.bounceRate]),
+    ).toEqual([
+      ['Organic Search', 2, 2, 5, 0],
+      ['Direct', 1, 1, 1, 1],
+      ['Email', 1, 1, 1, 1],
+    ]);
+    expect(r.breakdowns.referrer?.map((x) => [x.value, x.visitors])).toEqual([
+      ['google.com', 2],
+      [null, 2],
+    ]);
+    expect(r.breakdowns.entry_page?.map((x) => [x.value, x.visitors, x.visits])).toEqual([
+      ['/a', 1, 2],
+      ['/b', 1, 1],
+      ['/pricing', 1, 1],
+    ]);
+    expect(r.breakdowns.country?.map((x) => [x.value, x.visitors])).toEqual([
+      ['DE', 2],
+      ['US', 1],
+    ]);
+    expect(r.breakdowns.exit_page).toBeUndefined();
+    expect(r.daily).toBeNull();
+  });
+
+  it('counts pages by pageviews, visits and distinct visitors, and custom events by name', async () => {
+    const r = await report({});
+    expect(r.breakdowns.pages).toEqual([
+      { value: '/b', visitors: 2, visits: 2, pageviews: 2 },
+      { value: '/a', visitors: 1, visits: 2, pageviews: 3 },
+      { value: '/c', visitors: 1, visits: 1, pageviews: 1 },
+      { value: '/pricing', visitors: 1, visits: 1, pageviews: 1 },
+    ]);
+    expect(r.breakdowns.events).toEqual([{ value: 'Signup', visitors: 1, visits: 1, events: 1 }]);
+  });
+
+  it('applies the row limit to every breakdown', async () => {
+    const r = await report({ limit: '1' });
+    expect(r.breakdowns.pages.map((p) => p.value)).toEqual(['/b']);
+    expect(r.breakdowns.channel?.map((p) => p.value)).toEqual(['Organic Search']);
+  });
+
+  it('adds exit pages, regions and cities with deep=1', async () => {
+    const r = await report({ deep: '1' });
+    expect(r.breakdowns.exit_page?.map((x) => [x.value, x.visits])).toEqual([
+      ['/a', 2],
+      ['/c', 1],
+      ['/pricing', 1],
+    ]);
+    expect(r.breakdowns.city).toEqual([
+      { value: null, visitors: 3, visits: 4, pageviews: 7, bounceRate: 0.5, visitDuration: 300 },
+    ]);
+  });
+
+  it('stacks filters with AND over visits, and a page filter keeps visits that viewed the page', async () => {
+    const google = await report({ f: 'channel:Organic Search' });
+    expect(google.kpis).toMatchObject({ visitors: 2, visits: 2, pageviews: 5 });
+    expect(google.breakdowns.pages.map((p) => [p.value, p.pageviews])).toEqual([
+      ['/b', 2],
+      ['/a', 2],
+      ['/c', 1],
+    ]);
+    const both = await report({ f: ['channel:Organic Search', 'country:DE'] });
+    expect(both.kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 2 });
+    const page = await report({ f: 'page:/a' });
+    expect(page.kpis).toMatchObject({ visitors: 1, visits: 2, pageviews: 4 });
+    const noReferrer = await report({ f: 'referrer:' });
+    expect(noReferrer.kpis).toMatchObject({ visits: 2 });
+    const event = await report({ f: 'event:Signup' });
+    expect(event.kpis).toMatchObject({ visits: 1, pageviews: 3 });
+  });
+
+  it('compares with the previous period of the same length', async () => {
+    const r = await report({ compare: 'previous' });
+    expect(r.compare).toEqual({ from: '2026-02-27', to: '2026-03-01' });
+    expect(r.compareKpis).toMatchObject({ visitors: 0, visits: 0 });
+    const custom = await report({ compare: 'custom', cfrom: '2026-02-25', cto: '2026-02-27', bucket: 'day' });
+    expect(custom.compareKpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 1, bounceRate: 1 });
+    expect(custom.compareChart?.map((p) => [p.bucket, p.visits])).toEqual([
+      ['2026-02-25', 1],
+      ['2026-02-26', 0],
+      ['2026-02-27', 0],
+    ]);
+  });
+
+  it('gives per-day breakdowns for every day with daily=1', async () => {
+    const r = await report({ daily: '1' });
+    expect(r.daily?.map((d) => d.day)).toEqual(['2026-03-02', '2026-03-03', '2026-03-04']);
+    expect(r.daily?.[0]?.breakdowns.channel?.map((x) => [x.value, x.visits])).toEqual([
+      ['Email', 1],
+      ['Organic Search', 1],
+    ]);
+    expect(r.daily?.[1]?.breakdowns.pages).toEqual([{ value: '/a', visitors: 1, visits: 1, pageviews: 1 }]);
+    expect(r.daily?.[2]?.breakdowns.events).toEqual([]);
+  });
+
+  it('answers zeros, not nulls, for a period without visits', async () => {
+    const r = await report({ from: '2025-01-01', to: '2025-01-02' });
+    expect(r.kpis).toEqual({
+      visitors: 0,
+      visits: 0,
+      pageviews: 0,
+      viewsPerVisit: 0,
+      bounceRate: 0,
+      visitDuration: 0,
+    });
+    expect(r.chart).toHaveLength(48);
+    expect(r.breakdowns.pages).toEqual([]);
+  });
+});
