@@ -107,7 +107,12 @@ export async function changeRole(ctl: ControlDb, id: string, role: Role): Promis
     const row = await trx.selectFrom('people').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw new AppError('not_found', 'no such person');
     if (row.role === 'owner' && role !== 'owner') await assertAnotherOwner(trx, id);
-    await trx.updateTable('people').set({ role }).where('id', '=', id).execute();
+    // an owner sees every site; made a viewer again, they keep seeing all until limited
+    await trx
+      .updateTable('people')
+      .set(role === 'owner' ? { role, all_sites: 1 } : { role })
+      .where('id', '=', id)
+      .execute();
     if (role === 'owner') await trx.deleteFrom('site_access').where('person_id', '=', id).execute();
     return toPerson({ ...row, role });
   });
