@@ -1,0 +1,16 @@
+/** The analytics engine's public surface: the Engine interface, its DuckDB implementation and report params. */
+export type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
+export { createDuckDbEngine, type DuckDbEngineOptions } from './duckdb-engine.ts';
+export type * from './engine.ts';
+export type { Batch, BatchRecord, BatchResult } from './loader.ts';
+export { NewerSchemaError, SCHEMA_VERSION } from './migrations.ts';
+export {
+  FILTER_DIMENSIONS,
+  type Filter,
+  parseReportParams,
+  type RawReportQuery,
+  ReportParamError,
+  type ReportParams,
+  VISIT_DIMENSIONS,
+} from './report-params.ts';
+export type * from './report-types.ts';

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from './duckdb-engine.ts';
+import { migrate, NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './migrations.ts';
+import { ev, onStream } from './test-fixtures.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'footfall-engine-'));
+  dirs.push(dir);
+  return join(dir, 'analytics.duckdb');
+};
+const options = (path: string) => ({ path, threads: 1, memoryLimit: '128MB' });
+
+describe('migrations', () => {
+  it('creates the schema once and keeps data and positions across a reopen', async () => {
+    const path = tempFile();
+    const first = await createDuckDbEngine(options(path));
+    await first.applyBatch({ records: onStream('a', [ev('2026-03-02T10:00:00Z')], 5n) });
+    await first.close();
+    const again = await createDuckDbEngine(options(path));
+    expect(await again.positions()).toEqual(new Map([['a', 5n]]));
+    expect((await again.journey({ site: 'site1', visitor: 'v1' })).visits).toHaveLength(1);
+    await again.close();
+  });
+
+  it('refuses a database written by a newer version, naming both versions, and leaves it untouched', async () => {
+    const path = tempFile();
+    await (await createDuckDbEngine(options(path))).close();
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run('INSERT INTO schema_version VALUES ($1)', [SCHEMA_VERSION + 1]);
+    connection.closeSync();
+    instance.closeSync();
+
+    const opening = createDuckDbEngine(options(path));
+    await expect(opening).rejects.toBeInstanceOf(NewerSchemaError);
+    await expect(opening).rejects.toThrow(
+      `schema version ${SCHEMA_VERSION + 1} but this Footfall only knows up to ${SCHEMA_VERSION}`,
+    );
+
+    const check = await DuckDBInstance.create(path);
+    const c = await check.connect();
+    expect(await schemaVersion(c)).toBe(SCHEMA_VERSION + 1);
+    c.closeSync();
+    check.closeSync();
+  });
+
+  it('applies only the migrations newer than the stored version, each with its version', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const c = await instance.connect();
+    const steps = [
+      { version: 1, name: 'one', statements: ['CREATE TABLE a (x INTEGER)'] },
+      { version: 2, name: 'two', statements: ['ALTER TABLE a ADD COLUMN y INTEGER'] },
+    ];
+    expect(await migrate(c, steps.slice(0, 1))).toEqual([1]);
+    expect(await migrate(c, steps)).toEqual([2]);
+    expect(await migrate(c, steps)).toEqual([]);
+    expect(await schemaVersion(c)).toBe(2);
+    c.closeSync();
+    instance.closeSync();
+  });
+
+  it('rolls a failing migration back whole and keeps the previous version', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const c = await instance.connect();
+    const broken = [
+      { version: 1, name: 'broken', statements: ['CREATE TABLE b (x INTEGER)', 'SELECT nope FROM nowhere'] },
+    ];
+    await expect(migrate(c, broken)).rejects.toThrow();
+    expect(await schemaVersion(c)).toBe(0);
+    const tables = (
+      await c.runAndReadAll("SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'b'")
+    ).getRowObjectsJS();
+    expect(tables[0]?.['n']).toBe(0);
+    c.closeSync();
+    instance.closeSync();
+  });
+});
