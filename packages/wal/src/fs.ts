@@ -14,6 +14,8 @@ export interface WalFileHandle {
     position: number,
   ): Promise<{ bytesWritten: number }>;
   sync(): Promise<void>;
+  /** fdatasync: flushes the data and the metadata needed to read it back (the size), not mtime */
+  datasync?(): Promise<void>;
   truncate(length: number): Promise<void>;
   stat(): Promise<{ size: number; mtimeMs: number }>;
   close(): Promise<void>;

@@ -78,6 +78,8 @@ export class WalWriter {
   #size: number;
   #lastSeq: bigint;
   #queue: PendingAppend[] = [];
+  /** the chain of background mark writes, so they land in order and close can wait for them */
+  #marking: Promise<void> = Promise.resolve();
   #inFlight = 0;
   #draining: Promise<void> | null = null;
   #failure: WalWriteError | null = null;
@@ -149,6 +151,7 @@ export class WalWriter {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#draining;
+      await this.#marking;
       await this.#handle.close().catch(() => {});
       await this.#mark.close().catch(() => {});
       await this.#lock.release();
@@ -225,15 +228,21 @@ export class WalWriter {
     await writeFully(this.#handle, buffer, this.#size).catch((error: unknown) => {
       throw new WalWriteError('write', path, error);
     });
-    await this.#handle.sync().catch((error: unknown) => {
+    // fdatasync is enough for an append: it also flushes the new file size
+    const flush = this.#handle.datasync ? this.#handle.datasync() : this.#handle.sync();
+    await flush.catch((error: unknown) => {
       throw new WalWriteError('fsync', path, error);
     });
     this.#size += bytes;
     this.#lastSeq = firstSeq + BigInt(batch.length - 1);
-    await this.#mark.write(this.#lastSeq).catch((error: unknown) => {
-      // The batch is durable, so its appends still succeed; the next ones are refused.
-      this.#failure ??= new WalWriteError('durable mark write', this.#mark.path, error);
-    });
+    // The batch is durable now: its appends resolve at once, while the mark (which readers follow)
+    // is written in the background, in order. A failed mark write refuses later batches.
+    const seq = this.#lastSeq;
+    this.#marking = this.#marking.then(() =>
+      this.#mark.write(seq).catch((error: unknown) => {
+        this.#failure ??= new WalWriteError('durable mark write', this.#mark.path, error);
+      }),
+    );
     return firstSeq;
   }
 
