@@ -127,7 +127,7 @@ describe('opening the control database', () => {
     expect(() => readdirSync(join(dir, 'backups'))).toThrow();
   });
 
-  it('lets many connections open a fresh database at once and migrates it once', async () => {
+  it('opens one fresh database from several connections and migrates it once', async () => {
     const dir = tempDir();
     const all = Array.from({ length: 4 }, () => open(dir, '0.1.0'));
     for (const c of all) expect(c.raw.pragma('user_version', { simple: true })).toBe(1);
