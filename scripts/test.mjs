@@ -14,7 +14,14 @@ rmSync(outFile, { force: true });
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const run = spawnSync(
   process.execPath,
-  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${outFile}`, ...process.argv.slice(2)],
+  [
+    vitest,
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${outFile}`,
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit', cwd: root },
 );
 

@@ -46,6 +46,14 @@ const EXPECTED: Record<string, Access> = {
   'PUT /api/v1/site-layout': 'owner',
   'GET /api/v1/site-access': 'owner',
   'PUT /api/v1/site-access/:id': 'owner',
+  'GET /api/v1/sites/:site/report': 'viewer',
+  'GET /api/v1/sites/:site/export.csv': 'viewer',
+  'GET /api/v1/sites/:site/now': 'viewer',
+  'GET /api/v1/sites/:site/events': 'viewer',
+  'GET /api/v1/sites/:site/live': 'viewer',
+  'GET /api/v1/sites/:site/report/heatmap': 'viewer',
+  'GET /api/v1/sites/:site/report/retention': 'viewer',
+  'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -100,8 +108,8 @@ let apiKey: string;
 let otherOwner: Agent;
 
 beforeAll(async () => {
-  h = accountsApp();
-  other = accountsApp();
+  h = await accountsApp();
+  other = await accountsApp();
   const owner = await h.setup('owner@example.com');
   otherOwner = await other.setup('owner@example.com');
   const site = (await (
@@ -149,7 +157,7 @@ function fillPath(key: string): string {
   return path
     .replace(':site', ids.site)
     .replace(':id', id)
-    .replace(/:[A-Za-z_]+/g, 'x');
+    .replace(/:[A-Za-z_]+/g, 'placeholder-id');
 }
 
 /** The control database, minus bookkeeping a read may update and rows of `exceptPerson`. */

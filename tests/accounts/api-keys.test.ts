@@ -4,7 +4,7 @@ import { type AccountsApp, type Agent, accountsApp, dumpControl } from './harnes
 let h: AccountsApp;
 let owner: Agent;
 beforeEach(async () => {
-  h = accountsApp({ env: { FOOTFALL_API_TOKEN: 'automation-token-0123456789' } });
+  h = await accountsApp({ env: { FOOTFALL_API_TOKEN: 'automation-token-0123456789' } });
   owner = await h.setup();
   await h.call('POST', '/api/v1/sites', { body: { domain: 'example.com' }, agent: owner });
 });

@@ -6,7 +6,7 @@ import { loadConfig } from '@footfall/config';
 import { type ControlDb, openControlDb } from '@footfall/control';
 import { createLogger } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
-import { createQueryApp, type QueryDeps } from '@footfall/query';
+import { createQueryApp, openAnalytics, type QueryDeps } from '@footfall/query';
 import { PasswordChecks, type PasswordChecksOptions } from '../../apps/query/src/auth/password-checks.ts';
 
 export const SETUP_TOKEN = 'setup-token-for-tests-0123456789';
@@ -40,7 +40,7 @@ export class Agent {
 }
 
 /** The query app with a real control database in a temporary data directory. */
-export function accountsApp(
+export async function accountsApp(
   options: {
     env?: Record<string, string>;
     checks?: Partial<PasswordChecksOptions>;
@@ -62,15 +62,22 @@ export function accountsApp(
     now: clock.now,
   });
   const deleted: string[] = [];
+  const logger = createLogger({ level: 'silent', name: 'test' });
+  const analytics = await openAnalytics({
+    walRoot: instance.paths.wal,
+    engine: { path: ':memory:', threads: 1, memoryLimit: '128MB' },
+    logger,
+  });
   const deps: QueryDeps = {
     config,
     instance,
-    logger: createLogger({ level: 'silent', name: 'test' }),
+    logger,
     startedAt: clock.now(),
     now: clock.now,
     control,
     passwordChecks: new PasswordChecks({ now: clock.now, ...options.checks }),
     onSiteDeleted: options.onSiteDeleted ?? ((id) => void deleted.push(id)),
+    analytics,
   };
   const app = createQueryApp(deps);
 
@@ -131,13 +138,14 @@ export function accountsApp(
     signIn,
     setup,
     cleanup: async () => {
+      await analytics.engine.close();
       await control.close();
       rmSync(root, { recursive: true, force: true });
     },
   };
 }
 
-export type AccountsApp = ReturnType<typeof accountsApp>;
+export type AccountsApp = Awaited<ReturnType<typeof accountsApp>>;
 
 /** RFC 6238 by hand (SHA-1, 6 digits, 30 s), independent of the library the service uses. */
 export function totp(base32: string, ms: number): string {

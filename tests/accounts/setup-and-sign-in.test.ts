@@ -8,7 +8,7 @@ afterEach(() => h.cleanup());
 
 describe('setup', () => {
   it('creates the first owner once; after that the token opens nothing', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     expect(await (await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: true });
     const wrong = await h.call('POST', '/api/v1/setup', {
       body: { token: 'x'.repeat(32), email: 'a@example.com', password: PASSWORD },
@@ -26,7 +26,7 @@ describe('setup', () => {
   });
 
   it('removes the generated token file once setup is done', async () => {
-    h = accountsApp({ env: { FOOTFALL_SETUP_TOKEN: '' } });
+    h = await accountsApp({ env: { FOOTFALL_SETUP_TOKEN: '' } });
     const token = setupToken(h.deps.config, h.deps.instance.paths, false)!;
     expect(existsSync(h.deps.instance.paths.setupToken)).toBe(true);
     const res = await h.call('POST', '/api/v1/setup', {
@@ -37,7 +37,7 @@ describe('setup', () => {
   });
 
   it('lets only one of two simultaneous setups through', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const body = (email: string) => ({ body: { token: SETUP_TOKEN, email, password: PASSWORD } });
     const [a, b] = await Promise.all([
       h.call('POST', '/api/v1/setup', body('a@example.com')),
@@ -48,7 +48,7 @@ describe('setup', () => {
   });
 
   it('accepts JSON only', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const form = await h.call('POST', '/api/v1/setup', {
       raw: {
         text: `token=${SETUP_TOKEN}&email=a%40example.com&password=${encodeURIComponent(PASSWORD)}`,
@@ -62,7 +62,7 @@ describe('setup', () => {
 
 describe('sign-in and sessions', () => {
   it('sets an HttpOnly, SameSite=Lax session cookie, Secure when the client used https', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     await h.setup();
     const plain = await h.call('POST', '/api/v1/session', {
       body: { email: 'owner@example.com', password: PASSWORD },
@@ -80,7 +80,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('stores only a hash of the session token and the password', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const agent = await h.setup();
     const token = agent.cookie!.split('=')[1]!;
     const dump =
@@ -91,7 +91,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('refuses a wrong password and an unknown e-mail with the same answer', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     await h.setup();
     const wrong = await h.call('POST', '/api/v1/session', {
       body: { email: 'owner@example.com', password: 'not the password' },
@@ -105,7 +105,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('needs the CSRF token on state-changing requests made with the cookie', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const owner = await h.setup();
     const csrf = owner.csrf;
     owner.csrf = undefined;
@@ -129,7 +129,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('signs out: the cookie stops working', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const owner = await h.setup();
     const cookie = owner.cookie;
     expect((await h.call('DELETE', '/api/v1/session', { agent: owner })).status).toBe(204);
@@ -138,7 +138,7 @@ describe('sign-in and sessions', () => {
   });
 
   it('makes a person with a generated password choose a new one before anything else', async () => {
-    h = accountsApp();
+    h = await accountsApp();
     const owner = await h.setup();
     const added = await h.call('POST', '/api/v1/people', {
       body: { email: 'v@example.com', role: 'viewer' },
@@ -170,7 +170,7 @@ describe('password check limits', () => {
     h.call('POST', '/api/v1/session', { body: { email, password: 'wrong password!' }, address });
 
   it('limits failures per address, counting a whole IPv6 /64 as one address', async () => {
-    h = accountsApp({ checks: { perAddress: 3, perPerson: 100 } });
+    h = await accountsApp({ checks: { perAddress: 3, perPerson: 100 } });
     await h.setup();
     for (let i = 0; i < 3; i++)
       expect((await attempt(`p${i}@example.com`, `2001:db8:0:1::${i + 1}`)).status).toBe(401);
@@ -187,7 +187,7 @@ describe('password check limits', () => {
   });
 
   it('limits failures per person whatever the address, until the window ends', async () => {
-    h = accountsApp({ checks: { perAddress: 100, perPerson: 3, windowMs: 15 * 60_000 } });
+    h = await accountsApp({ checks: { perAddress: 100, perPerson: 3, windowMs: 15 * 60_000 } });
     await h.setup();
     for (let i = 0; i < 3; i++)
       expect((await attempt('owner@example.com', `198.51.100.${i}`)).status).toBe(401);
@@ -197,7 +197,7 @@ describe('password check limits', () => {
   });
 
   it('answers 503 busy when two checks are running and a third waited its limit', async () => {
-    h = accountsApp({ checks: { maxWaitMs: 50 } });
+    h = await accountsApp({ checks: { maxWaitMs: 50 } });
     await h.setup();
     let release!: () => void;
     const held = new Promise<boolean>((r) => {

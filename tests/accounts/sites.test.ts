@@ -4,7 +4,7 @@ import { type AccountsApp, type Agent, accountsApp, PASSWORD } from './harness.t
 let h: AccountsApp;
 let owner: Agent;
 beforeEach(async () => {
-  h = accountsApp();
+  h = await accountsApp();
   owner = await h.setup();
 });
 afterEach(() => h.cleanup());

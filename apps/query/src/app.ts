@@ -8,6 +8,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { peopleRoutes } from './routes/people.ts';
+import { reportRoutes } from './routes/reports.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { setupRoutes } from './routes/setup.ts';
 import { siteAccessRoutes } from './routes/site-access.ts';
@@ -34,6 +35,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteRoutes(deps));
   app.route('/api/v1', siteLayoutRoutes(deps));
   app.route('/api/v1', siteAccessRoutes(deps));
+  app.route('/api/v1', reportRoutes(deps.analytics, deps.now));
   app.route('/_footfall', operatorRoutes(deps));
   return app;
 }

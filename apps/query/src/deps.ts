@@ -2,6 +2,7 @@ import type { Config } from '@footfall/config';
 import type { ControlDb, OnSiteDeleted } from '@footfall/control';
 import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
+import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */
@@ -18,4 +19,6 @@ export interface QueryDeps {
   passwordChecks: PasswordChecks;
   /** removes a deleted site's analytics; wired to the analytics engine */
   onSiteDeleted: OnSiteDeleted;
+  /** the analytics engine, its tailer, the report cache and the live hub */
+  analytics: Analytics;
 }

@@ -1,3 +1,5 @@
+export { type Analytics, openAnalytics } from './analytics.ts';
 export { createQueryApp } from './app.ts';
+export { ROUTE_ACCESS } from './auth/access.ts';
 export type { QueryDeps } from './deps.ts';
 export { type QueryService, startQueryService } from './main.ts';

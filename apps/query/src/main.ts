@@ -7,6 +7,7 @@ import { ensureSites, finishSiteDeletions, openControlDb } from '@footfall/contr
 import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
+import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
@@ -32,6 +33,15 @@ export async function startQueryService(config: Config, logger: Logger): Promise
     log: logger,
     backupsDir: instance.paths.backups,
   });
+  const analytics = await openAnalytics({
+    walRoot: instance.paths.wal,
+    engine: {
+      path: instance.paths.analyticsDb,
+      threads: config.engineThreads,
+      memoryLimit: config.engineMemory,
+    },
+    logger,
+  });
   const deps: QueryDeps = {
     config,
     instance,
@@ -40,11 +50,11 @@ export async function startQueryService(config: Config, logger: Logger): Promise
     now: Date.now,
     control,
     passwordChecks: new PasswordChecks({ now: Date.now, unlimited: config.unsafe.noRateLimit }),
-    // INTEGRATION: wire to the analytics engine. Until then a deleted site's analytics are kept
-    // and its deletion stays recorded (site_deletions) to be retried at the next start.
-    onSiteDeleted: (siteId) => {
-      throw new Error(`the analytics engine is not wired: analytics of site ${siteId} are kept for now`);
+    onSiteDeleted: async (siteId) => {
+      await analytics.engine.deleteSite(siteId);
+      analytics.cache.forgetSite(siteId);
     },
+    analytics,
   };
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
@@ -58,11 +68,15 @@ export async function startQueryService(config: Config, logger: Logger): Promise
   await removeStaleSocket(socketPath);
   await listen(server, { path: socketPath });
   await chmod(socketPath, 0o600);
+  await analytics.tailer.start();
   logger.info({ socket: socketPath }, 'query service listening');
   return {
     socketPath,
     async stop() {
+      analytics.live.closeAll();
       await drainServer(server, config.drainSeconds * 1000 - 500);
+      await analytics.tailer.stop();
+      await analytics.engine.close();
       await control.close();
       logger.info('query service stopped');
     },

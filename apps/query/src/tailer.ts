@@ -23,8 +23,8 @@ export interface TailerOptions {
   /** applied WAL segments are deleted once older than this */
   retentionMs?: number;
   now?: () => number;
-  /** called after each committed batch (live stream, cache) */
-  onApplied?: (result: BatchResult) => void;
+  /** called after each committed batch with its records (live stream, cache) */
+  onApplied?: (records: readonly BatchRecord[], result: BatchResult) => void;
 }
 
 /** A stream the tailer could not read past: corruption is reported, never skipped. */
@@ -164,7 +164,7 @@ export class Tailer {
     }
     if (records.length > 0) {
       const result = await this.#o.target.applyBatch({ records });
-      this.#o.onApplied?.(result);
+      this.#o.onApplied?.(records, result);
     }
     // positions of skipped unreadable records are committed with the next batch that has any
     for (const [stream, seq] of advanced) this.#positions.set(stream, seq);

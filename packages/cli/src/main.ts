@@ -33,6 +33,8 @@ export async function main(argv: string[]): Promise<void> {
     return void console.log(HELP.replace('<version>', footfallVersion()));
   }
   const config = readConfig();
+  // every file any library creates in the data directory (SQLite, DuckDB, WAL) is ours alone
+  process.umask(0o077);
   switch (command) {
     case 'config':
       console.log(describeConfig(config).join('\n'));

@@ -52,6 +52,15 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/site-access': 'owner',
   'PUT /api/v1/site-access/:id': 'owner',
 
+  'GET /api/v1/sites/:site/report': 'viewer',
+  'GET /api/v1/sites/:site/export.csv': 'viewer',
+  'GET /api/v1/sites/:site/now': 'viewer',
+  'GET /api/v1/sites/:site/events': 'viewer',
+  'GET /api/v1/sites/:site/live': 'viewer',
+  'GET /api/v1/sites/:site/report/heatmap': 'viewer',
+  'GET /api/v1/sites/:site/report/retention': 'viewer',
+  'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
+
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 } as const satisfies Record<string, Access>;

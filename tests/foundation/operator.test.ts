@@ -1,27 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '@footfall/config';
-import { createLogger } from '@footfall/http';
-import { prepareInstance } from '@footfall/instance';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createQueryApp } from '../app.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AccountsApp, accountsApp } from '../accounts/harness.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'ff-op-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-const logger = createLogger({ level: 'silent', name: 'test' });
+const apps: AccountsApp[] = [];
+afterEach(async () => {
+  for (const a of apps.splice(0)) await a.cleanup();
+});
 
-function app(env: Record<string, string>) {
-  const config = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'data'), ...env });
-  const instance = prepareInstance(config);
-  return createQueryApp({ config, instance, logger, startedAt: Date.now() - 5000, now: Date.now });
+async function app(env: Record<string, string>) {
+  const h = await accountsApp({ env });
+  apps.push(h);
+  h.clock.advance(5000);
+  return h.app;
 }
 
 const TOKEN = 'operator-token-0123456789';
 
 describe('operator endpoints', () => {
   it('do not exist while FOOTFALL_OPERATOR_TOKEN is unset', async () => {
-    const a = app({});
+    const a = await app({});
     for (const path of ['/_footfall/health', '/_footfall/usage']) {
       const res = await a.request(path, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(res.status).toBe(404);
@@ -30,7 +26,7 @@ describe('operator endpoints', () => {
   });
 
   it('need the token as bearer: 401 without it or with a wrong one', async () => {
-    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
+    const a = await app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
     for (const path of ['/_footfall/health', '/_footfall/usage']) {
       const none = await a.request(path);
       expect(none.status).toBe(401);
@@ -42,7 +38,7 @@ describe('operator endpoints', () => {
   });
 
   it('answer with the token, carrying version, uptime and key_on_volume', async () => {
-    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
+    const a = await app({ FOOTFALL_OPERATOR_TOKEN: TOKEN });
     const res = await a.request('/_footfall/health', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('server-timing')).toMatch(/dur=/);
@@ -57,7 +53,7 @@ describe('operator endpoints', () => {
   });
 
   it('report key_on_volume false when FOOTFALL_SECRET is set', async () => {
-    const a = app({ FOOTFALL_OPERATOR_TOKEN: TOKEN, FOOTFALL_SECRET: 'k'.repeat(32) });
+    const a = await app({ FOOTFALL_OPERATOR_TOKEN: TOKEN, FOOTFALL_SECRET: 'k'.repeat(32) });
     const res = await a.request('/_footfall/health', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(((await res.json()) as { key_on_volume: boolean }).key_on_volume).toBe(false);
   });

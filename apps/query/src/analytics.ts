@@ -1,0 +1,40 @@
+import type { Logger } from '@footfall/http';
+import { createDuckDbEngine, type DuckDbEngineOptions, type Engine } from './engine/index.ts';
+import { LiveHub } from './live.ts';
+import { ReportCache } from './report-cache.ts';
+import { Tailer } from './tailer.ts';
+
+/** The analytics side of the query service: engine, tailer, report cache, live hub. */
+export interface Analytics {
+  engine: Engine;
+  tailer: Tailer;
+  cache: ReportCache;
+  live: LiveHub;
+}
+
+/**
+ * Opens the analytics engine (the only opener of analytics.duckdb) and builds the tailer that
+ * feeds it, the report cache and the live hub that each committed batch updates. The tailer is
+ * not started here: main.ts starts it once the service is ready.
+ */
+export async function openAnalytics(options: {
+  walRoot: string;
+  engine: DuckDbEngineOptions;
+  logger: Logger;
+  idleMs?: number;
+}): Promise<Analytics> {
+  const engine = await createDuckDbEngine(options.engine);
+  const cache = new ReportCache();
+  const live = new LiveHub();
+  const tailer = new Tailer({
+    walRoot: options.walRoot,
+    target: engine,
+    logger: options.logger,
+    ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+    onApplied: (records) => {
+      cache.noteBatch(records);
+      live.publish(records);
+    },
+  });
+  return { engine, tailer, cache, live };
+}

@@ -1,0 +1,140 @@
+// Ingest throughput at durable acknowledgement: the real gateway (`footfall ingest`, fsync per
+// group commit) against a bare Hono handler answering 202, both loaded by autocannon in the same
+// run on the same machine. Writes bench/results/ingest.md. Run: pnpm bench:ingest
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@footfall/config';
+import { createSite, openControlDb } from '@footfall/control';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
+import autocannon from 'autocannon';
+import { mib, rssOf } from './machine.ts';
+import { eventBodies } from './varied-events.ts';
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 15);
+const CONNECTIONS = 64;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function startProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const m =
+        /"msg":"(?:ingest gateway )?listening".*?"port":(\d+)|"port":(\d+).*?"msg":"(?:ingest gateway )?listening"/.exec(
+          buf,
+        );
+      if (m) resolve({ child, port: Number(m[1] ?? m[2]) });
+    });
+    child.once('exit', (code) => reject(new Error(`exited early (${code})`)));
+  });
+}
+
+async function load(port: number, bodies: string[]) {
+  let i = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/e',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: bodies[i++ % bodies.length],
+          headers: {
+            ...req.headers,
+            'user-agent': UAS[i % UAS.length]!,
+            'x-real-ip': `198.51.${(i >> 8) & 255}.${i & 255}`,
+          },
+        }),
+      },
+    ],
+  });
+  return result;
+}
+
+const UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36',
+];
+
+async function main() {
+  const tmp = mkdtempSync(join(tmpdir(), 'ff-bench-'));
+  const dataDir = join(tmp, 'data');
+  const env = {
+    FOOTFALL_DATA_DIR: dataDir,
+    FOOTFALL_ADDR: '127.0.0.1:0',
+    FOOTFALL_GEO: 'off',
+    FOOTFALL_LOG_LEVEL: 'warn',
+    FOOTFALL_TRUST_PROXY: 'header:X-Real-IP',
+    FOOTFALL_UNSAFE_NO_RATE_LIMIT: 'on',
+  };
+  const config = loadConfig(env);
+  const instance = prepareInstance(config);
+  const control = openControlDb({
+    path: instance.paths.controlDb,
+    secret: instance.secret,
+    version: footfallVersion(),
+  });
+  const site = await createSite(control, { domain: 'example.com' });
+  await control.close();
+  const bodies = eventBodies(site.id, 20_000);
+
+  const bare = await startProcess(['--import', 'tsx', join(root, 'bench/bare-server.ts')], {});
+  const bareResult = await load(bare.port, bodies);
+  bare.child.kill('SIGTERM');
+
+  const gw = await startProcess([join(root, 'packages/cli/bin/footfall.mjs'), 'ingest'], {
+    ...env,
+    FOOTFALL_LOG_LEVEL: 'info',
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const idleRss = await rssOf(gw.child.pid!);
+  let peakRss = 0;
+  const sampler = setInterval(async () => {
+    peakRss = Math.max(peakRss, (await rssOf(gw.child.pid!)) ?? 0);
+  }, 250);
+  const gwResult = await load(gw.port, bodies);
+  clearInterval(sampler);
+  gw.child.kill('SIGTERM');
+  await new Promise((r) => gw.child.once('exit', r));
+  rmSync(tmp, { recursive: true, force: true });
+
+  const row = (name: string, r: autocannon.Result) =>
+    `| ${name} | ${Math.round(r.requests.average).toLocaleString('en')} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`;
+  const ratio = gwResult.requests.average / bareResult.requests.average;
+  const md = [
+    '## Ingest throughput at durable acknowledgement',
+    '',
+    `autocannon, ${CONNECTIONS} connections, ${DURATION_S} s each, ${bodies.length.toLocaleString('en')} varied pageviews and events (paths, referrers, UTM, user agents, addresses) against \`POST /api/e\`. The gateway fsyncs every event (group commit) before its 202; rate limits off (\`FOOTFALL_UNSAFE_NO_RATE_LIMIT\`), geo off. Load tool and server share the machine's cores.`,
+    '',
+    '| server | requests/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|--:|--:|--:|--:|--:|',
+    row('bare Hono handler (202, nothing done)', bareResult),
+    row('Footfall ingest gateway', gwResult),
+    '',
+    `**Ratio gateway / bare: ${ratio.toFixed(2)}** (target at least 0.70).`,
+    '',
+    `Gateway resident memory: ${mib(idleRss)} idle, ${mib(peakRss)} peak under load.`,
+    '',
+  ].join('\n');
+  writeFileSync(join(root, 'bench/results/ingest.md'), md);
+  console.log(md);
+}
+
+await main();
