@@ -29,7 +29,10 @@ export class LiveHub {
    */
   subscribe(site: string, listener: Listener, onClose: () => void = () => {}): () => void {
     let set = this.#listeners.get(site);
-    if (set === undefined) this.#listeners.set(site, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(site, set);
+    }
     set.add(listener);
     this.#closers.add(onClose);
     return () => {
@@ -56,7 +59,10 @@ export class LiveHub {
     for (const { record: r } of records) {
       if (r.t !== 'event' || (r.kind !== 'pv' && r.kind !== 'ev') || !this.#listeners.has(r.site)) continue;
       let list = bySite.get(r.site);
-      if (list === undefined) bySite.set(r.site, (list = []));
+      if (list === undefined) {
+        list = [];
+        bySite.set(r.site, list);
+      }
       list.push({
         at: new Date(r.at).toISOString(),
         kind: r.kind,
