@@ -12,6 +12,13 @@ export interface BucketSlot {
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
+const QUARTER = 900_000;
+
+/**
+ * The key of the local hour an instant falls in, as report-sql.ts's `bucketKeySql('hour')`
+ * computes it: the instant minus the time since the local hour began.
+ */
+const hourKey = (ms: number, offsetMs: number): number => ms - ((ms + offsetMs) % HOUR);
 
 export const dayNumber = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY;
 export const dayString = (day: number): string => new Date(day * DAY).toISOString().slice(0, 10);
@@ -29,19 +36,27 @@ function offsetLabel(offsetMs: number): string {
 }
 
 /**
- * Every bucket of a period in order, so a chart has empty buckets too. Hours step through
- * real time: a spring-forward day has 23 of them, a fall-back day 25 (its repeated local hour
- * carries a different offset in its label).
+ * Every bucket of a period in order, so a chart has empty buckets too. Hours are local hours
+ * as they happen: a spring-forward day has 23 of them, a fall-back day 25 (its repeated local
+ * hour carries a different offset in its label); where the clock moves by 30 minutes (Lord
+ * Howe) the hour of the change lasts 30 or 90 minutes, split in two slots when it is repeated.
  */
 export function bucketSlots(bucket: Bucket, period: Period, plan: TimePlan): BucketSlot[] {
   const first = dayNumber(period.from);
   const last = dayNumber(period.to);
   const slots: BucketSlot[] = [];
   if (bucket === 'hour') {
-    for (let t = plan.startMs; t < plan.endMs; t += HOUR) {
+    // Walk real time in quarter hours (every offset and every change of one is a multiple of
+    // 15 minutes) and open a slot whenever the local hour changes. Stepping whole hours would
+    // miss the hours after a 30-minute change (Lord Howe): their events would leave the chart.
+    let last = Number.NaN;
+    for (let t = plan.startMs; t < plan.endMs; t += QUARTER) {
       const offset = offsetAt(plan, t);
-      const local = new Date(t + offset).toISOString().slice(0, 16);
-      slots.push({ key: t, label: `${local}${offsetLabel(offset)}`, startMs: t });
+      const key = hourKey(t, offset);
+      if (key === last) continue;
+      last = key;
+      const local = new Date(t + offset - ((t + offset) % HOUR)).toISOString().slice(0, 16);
+      slots.push({ key, label: `${local}${offsetLabel(offset)}`, startMs: t });
     }
   } else if (bucket === 'day') {
     for (let d = first; d <= last; d++) {

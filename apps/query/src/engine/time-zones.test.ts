@@ -16,6 +16,18 @@ beforeAll(async () => {
       ev('2026-03-09T03:30:00Z', { visitor: 'n3' }),
       // Berlin: 2026-03-29 00:30 CET is 2026-03-28T23:30Z (March 29 locally).
       ev('2026-03-28T23:30:00Z', { visitor: 'b1' }),
+      // New York, 2026-11-01 23:30 EST is 2026-11-02T04:30Z; 2026-11-02 00:30 EST is 05:30Z.
+      ev('2026-11-02T04:30:00Z', { visitor: 'n4' }),
+      ev('2026-11-02T05:30:00Z', { visitor: 'n5' }),
+      // Lord Howe moves its clock by 30 minutes. 2026-10-04 02:00 +10:30 becomes 02:30 +11:00:
+      // 00:30 +10:30, 02:45 +11:00 (the half hour that is left of 02:xx), 03:15 and 23:40 +11:00.
+      ev('2026-10-03T14:00:00Z', { visitor: 'l1' }),
+      ev('2026-10-03T15:45:00Z', { visitor: 'l2' }),
+      ev('2026-10-03T16:15:00Z', { visitor: 'l3' }),
+      ev('2026-10-04T12:40:00Z', { visitor: 'l4' }),
+      // 2026-04-05 02:00 +11:00 becomes 01:30 +10:30: 01:45 happens twice (14:45Z and 15:15Z).
+      ev('2026-04-04T14:45:00Z', { visitor: 'l5' }),
+      ev('2026-04-04T15:15:00Z', { visitor: 'l6' }),
     ]),
   });
 });
@@ -69,6 +81,45 @@ describe('reports in the site time zone', () => {
     expect(
       (await report('Europe/Berlin', { from: '2026-10-25', to: '2026-10-25', bucket: 'hour' })).chart,
     ).toHaveLength(25);
+  });
+
+  it('counts the visits around midnight after a fall-back on their local days', async () => {
+    const r = await report('America/New_York', { from: '2026-10-31', to: '2026-11-02', bucket: 'day' });
+    expect(r.chart.map((p) => [p.bucket, p.start, p.visits])).toEqual([
+      ['2026-10-31', '2026-10-31T04:00:00.000Z', 0],
+      ['2026-11-01', '2026-11-01T04:00:00.000Z', 3],
+      ['2026-11-02', '2026-11-02T05:00:00.000Z', 1],
+    ]);
+    const day = await report('America/New_York', { from: '2026-11-01', to: '2026-11-01', bucket: 'hour' });
+    expect(day.kpis.visits).toBe(3);
+    expect(day.chart.reduce((sum, p) => sum + p.visits, 0)).toBe(3);
+    expect(day.chart[24]).toMatchObject({ bucket: '2026-11-01T23:00-05:00', visits: 1 });
+  });
+
+  it('keeps every visit of a 30-minute spring-forward day in its local hour (Lord Howe)', async () => {
+    const r = await report('Australia/Lord_Howe', { from: '2026-10-04', to: '2026-10-04', bucket: 'hour' });
+    expect(r.kpis.visits).toBe(4);
+    expect(r.chart).toHaveLength(24);
+    expect(r.chart.slice(0, 4).map((p) => [p.bucket, p.start, p.visits])).toEqual([
+      ['2026-10-04T00:00+10:30', '2026-10-03T13:30:00.000Z', 1],
+      ['2026-10-04T01:00+10:30', '2026-10-03T14:30:00.000Z', 0],
+      // the 02:00 hour is the half hour from 02:30 on
+      ['2026-10-04T02:00+11:00', '2026-10-03T15:30:00.000Z', 1],
+      ['2026-10-04T03:00+11:00', '2026-10-03T16:00:00.000Z', 1],
+    ]);
+    expect(r.chart[23]).toMatchObject({ bucket: '2026-10-04T23:00+11:00', visits: 1 });
+    expect(r.chart.reduce((sum, p) => sum + p.visits, 0)).toBe(4);
+  });
+
+  it('keeps the repeated half hour of a 30-minute fall-back apart (Lord Howe)', async () => {
+    const r = await report('Australia/Lord_Howe', { from: '2026-04-05', to: '2026-04-05', bucket: 'hour' });
+    expect(r.chart).toHaveLength(25);
+    expect(r.chart.slice(1, 4).map((p) => [p.bucket, p.start, p.visits])).toEqual([
+      ['2026-04-05T01:00+11:00', '2026-04-04T14:00:00.000Z', 1],
+      ['2026-04-05T01:00+10:30', '2026-04-04T15:00:00.000Z', 1],
+      ['2026-04-05T02:00+10:30', '2026-04-04T15:30:00.000Z', 0],
+    ]);
+    expect(r.kpis.visits).toBe(2);
   });
 
   it('labels weeks by their Monday and months by their first day', async () => {
