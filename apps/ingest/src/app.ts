@@ -2,22 +2,20 @@ import { notFound, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import type { IngestDeps } from './deps.ts';
-import { crawlRoutes } from './routes/crawl.ts';
-import { eventRoutes } from './routes/event.ts';
-import type { GatewayEnv } from './routes/request.ts';
+import { preflightRoutes } from './routes/preflight.ts';
 import { scriptRoutes } from './routes/script.ts';
 
 /**
- * The gateway's own routes (events, crawl hits, webhooks, tracker scripts). Everything else never
- * reaches this app: the front door forwards it to the query service.
+ * The gateway's own Hono routes (tracker scripts, CORS preflight, webhooks). `POST /api/e` and
+ * `POST /api/crawl` are answered before this app, on node:http (post-handler.ts); everything else
+ * never reaches it: the front door forwards it to the query service.
  */
 export function createIngestApp(deps: IngestDeps) {
-  const app = new Hono<GatewayEnv>();
+  const app = new Hono();
   app.use('*', timing({ crossOrigin: true }));
   app.onError(onError(deps.logger));
   app.notFound(notFound);
-  app.route('/', eventRoutes(deps));
-  app.route('/', crawlRoutes(deps));
+  app.route('/', preflightRoutes());
   app.route('/', scriptRoutes(deps));
   return app;
 }

@@ -11,6 +11,7 @@ import { createGeo } from './enrich/geo-setup.ts';
 import { EventLog } from './event-log.ts';
 import { forwardToQuery, isIngestPath } from './front-door.ts';
 import type { GeoLocator } from './pipeline.ts';
+import { handleIngestPost, POST_ROUTES } from './post-handler.ts';
 import { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
 import { SqliteSaltStore } from './salts.ts';
 import { CachedSites } from './sites.ts';
@@ -71,6 +72,11 @@ export async function startIngestGateway(
   const own = getRequestListener(createIngestApp(deps).fetch);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const post = req.method === 'POST' ? POST_ROUTES[path] : undefined;
+    if (post) {
+      handleIngestPost(deps, post, req, res);
+      return;
+    }
     if (isIngestPath(path)) {
       void own(req, res);
       return;

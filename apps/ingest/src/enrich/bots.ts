@@ -1,6 +1,7 @@
 import type { BotDropKind } from '@footfall/schema';
 import { isbot } from 'isbot';
 import { getHeader, type HeaderBag } from './headers.ts';
+import { Lru } from './lru.ts';
 
 /**
  * Markers of automated browsers. They are checked before the isbot list (which also knows
@@ -35,6 +36,16 @@ export function classifyBot(userAgent: string | undefined, headers?: HeaderBag):
   if (HEADLESS_UA.test(userAgent)) return 'headless';
   const hints = getHeader(headers, 'sec-ch-ua');
   if (hints !== undefined && HEADLESS_HINT.test(hints)) return 'headless';
-  if (isbot(userAgent)) return 'list';
-  return null;
+  return listed(userAgent) ? 'list' : null;
+}
+
+/** isbot's pattern is long and user agents repeat a lot: remember recent answers. */
+const listedCache = new Lru<string, boolean>(5000);
+function listed(userAgent: string): boolean {
+  let hit = listedCache.get(userAgent);
+  if (hit === undefined) {
+    hit = isbot(userAgent);
+    listedCache.set(userAgent, hit);
+  }
+  return hit;
 }

@@ -2,7 +2,6 @@ import { AppError } from '@footfall/http';
 import { renderTracker } from '@footfall/tracker';
 import { Hono } from 'hono';
 import type { IngestDeps } from '../deps.ts';
-import type { GatewayEnv } from './request.ts';
 
 /**
  * `GET /js/<site id>.js`: the site's tracker with its id and mode baked in, so the tag needs no
@@ -10,7 +9,7 @@ import type { GatewayEnv } from './request.ts';
  */
 export function scriptRoutes(deps: IngestDeps) {
   const rendered = new Map<string, { code: string; etag: string }>();
-  return new Hono<GatewayEnv>().get('/js/:file', (c) => {
+  return new Hono().get('/js/:file', (c) => {
     const file = c.req.param('file');
     const id = file.endsWith('.js') ? file.slice(0, -3) : '';
     const site = id ? deps.sites.get(id) : undefined;

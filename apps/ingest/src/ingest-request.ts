@@ -1,28 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '@footfall/http';
-import type { HttpBindings } from '@hono/node-server';
-import type { Context } from 'hono';
-import type { IngestDeps } from '../deps.ts';
-import { clientAddress } from '../enrich/client-address.ts';
-import { addressKey } from '../enrich/ip.ts';
-import type { SiteInfo } from '../sites.ts';
+import type { IngestDeps } from './deps.ts';
+import { clientAddress } from './enrich/client-address.ts';
+import type { SiteInfo } from './sites.ts';
 
-export type GatewayEnv = { Bindings: HttpBindings };
-export type GatewayContext = Context<GatewayEnv>;
-
-/** Reads the (already size-limited) body as JSON; 415 unless it is declared as JSON, 400 unless it is. */
-export async function readJson(c: GatewayContext): Promise<unknown> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new AppError('unsupported_media_type', 'the body must be application/json');
-  }
-  const text = await c.req.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError('invalid_body', 'the body is not valid JSON');
-  }
+/** What the ingest services see of a request: framework-free, so the hot path needs no Request object. */
+export interface IngestRequest {
+  headers: IncomingHttpHeaders;
+  /** the TCP peer address */
+  socketAddress: string | undefined;
+  /** the parsed JSON body */
+  body: unknown;
 }
+
+export const header = (r: IngestRequest, name: string): string | undefined => {
+  const v = r.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
 
 /** The site named by `s`; 404 naming the field when there is none. */
 export function siteOf(deps: IngestDeps, id: string): SiteInfo {
@@ -34,18 +29,18 @@ export function siteOf(deps: IngestDeps, id: string): SiteInfo {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** 'none' without the header, 'valid' or 'wrong' against the site's proxy key (constant time). */
-export function proxyKeyStatus(c: GatewayContext, site: SiteInfo): 'none' | 'valid' | 'wrong' {
-  const given = c.req.header('x-footfall-proxy-key');
+export function proxyKeyStatus(r: IngestRequest, site: SiteInfo): 'none' | 'valid' | 'wrong' {
+  const given = header(r, 'x-footfall-proxy-key');
   if (given === undefined || given === '') return 'none';
   return timingSafeEqual(digest(given), digest(site.proxyKey)) ? 'valid' : 'wrong';
 }
 
 /** The visitor address as the trust-proxy rule reads it. In memory only. */
-export function visitorAddress(c: GatewayContext, deps: IngestDeps, proxyKeyValid: boolean): string {
+export function visitorAddress(r: IngestRequest, deps: IngestDeps, proxyKeyValid: boolean): string {
   return (
     clientAddress(deps.config.trustProxy, {
-      socketAddress: c.env.incoming.socket.remoteAddress,
-      headers: c.env.incoming.headers,
+      socketAddress: r.socketAddress,
+      headers: r.headers,
       platform: deps.config.platform ?? null,
       proxyKeyValid,
     }) ?? ''
@@ -65,5 +60,3 @@ export function limit(
   if (wait > 0)
     throw new AppError('rate_limited', `too many requests from this ${what}`, { retryAfter: wait });
 }
-
-export { addressKey };

@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, type ErrorBody } from '@footfall/http';
+import { LIMITS } from '@footfall/schema';
+import { acceptCrawl } from './accept-crawl.ts';
+import { acceptEvent } from './accept-event.ts';
+import type { IngestDeps } from './deps.ts';
+import type { IngestRequest } from './ingest-request.ts';
+
+/** The two hot ingest paths, answered straight on node:http (no Request object per event). */
+export const POST_ROUTES: Record<string, (deps: IngestDeps, r: IngestRequest) => Promise<void>> = {
+  '/api/e': acceptEvent,
+  '/api/crawl': acceptCrawl,
+};
+
+/**
+ * Answers `POST /api/e` and `POST /api/crawl`: 415 unless JSON, 413 past 8 KB without reading
+ * further, 400 for a body that is not JSON, then the service; 202 with no body when accepted.
+ * Errors are the JSON body of docs/errors.md. Every answer carries Server-Timing, and CORS headers
+ * so pages on any origin can post and read Retry-After.
+ */
+export function handleIngestPost(
+  deps: IngestDeps,
+  accept: (deps: IngestDeps, r: IngestRequest) => Promise<void>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const started = performance.now();
+  const fail = (error: unknown) => {
+    deps.stats.rejected++;
+    answerError(res, error, started, deps);
+  };
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    fail(new AppError('unsupported_media_type', 'the body must be application/json'));
+    return;
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > LIMITS.ingestBodyBytes) {
+    tooLarge(res, fail);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    size += chunk.length;
+    if (size > LIMITS.ingestBodyBytes) {
+      over = true;
+      tooLarge(res, fail);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('error', () => res.destroy());
+  req.on('end', () => {
+    if (over) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+    } catch {
+      fail(new AppError('invalid_body', 'the body is not valid JSON'));
+      return;
+    }
+    accept(deps, { headers: req.headers, socketAddress: req.socket.remoteAddress, body }).then(() => {
+      res.writeHead(202, { ...CORS, 'server-timing': timing(started) });
+      res.end();
+    }, fail);
+  });
+}
+
+const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' };
+
+const timing = (started: number) => `total;dur=${(performance.now() - started).toFixed(1)}`;
+
+/** 413 at once; the rest of the body is not read, so the connection closes after the answer. */
+function tooLarge(res: ServerResponse, fail: (e: unknown) => void) {
+  res.setHeader('connection', 'close');
+  fail(new AppError('payload_too_large', `the body is over ${LIMITS.ingestBodyBytes} bytes`));
+}
+
+function answerError(res: ServerResponse, error: unknown, started: number, deps: IngestDeps): void {
+  if (res.headersSent) return;
+  let status = 500;
+  let body: ErrorBody = { code: 'internal', message: 'internal error' };
+  const headers: Record<string, string> = { ...CORS, 'content-type': 'application/json; charset=UTF-8' };
+  if (error instanceof AppError) {
+    status = error.status;
+    body = {
+      code: error.code,
+      message: error.message,
+      ...(error.field === undefined ? {} : { field: error.field }),
+    };
+    if (error.retryAfter !== undefined)
+      headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
+    if (error.code === 'unauthorized') headers['www-authenticate'] = 'ProxyKey header="X-Footfall-Proxy-Key"';
+  } else {
+    body.requestId = crypto.randomUUID();
+    const e = error as Error;
+    deps.logger.error(
+      { err: { name: e?.name, message: e?.message, stack: e?.stack }, requestId: body.requestId },
+      'ingest failed',
+    );
+  }
+  headers['server-timing'] = timing(started);
+  res.writeHead(status, headers);
+  res.end(JSON.stringify(body));
+}
