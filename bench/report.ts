@@ -1,0 +1,286 @@
+// Report latency, tail throughput and bytes per event of the real query service: demo data is
+// written through the WAL, `footfall query` (2 engine threads, 256 MB) tails it into DuckDB, then
+// uncached 30-day reports are timed by their Server-Timing header. Writes bench/results/report.md.
+// Run: pnpm bench:report [--sizes 1000000,10000000] [--reports 40] [--out file.md] [--keep]
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type DemoDataSummary, writeDemoData } from './demo-data.ts';
+import { machineLine, mib, rssOf } from './machine.ts';
+import { cpuSecondsOf, percentile, type QueryProcess, startQuery } from './query-process.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ENGINE = { FOOTFALL_ENGINE_THREADS: '2', FOOTFALL_ENGINE_MEMORY: '256MB' };
+const BUDGET_MS = 250;
+const DAY = 86_400_000;
+
+/** The report variants timed; each request uses a different 30-day window, so none is cached. */
+const SERIES = [
+  { name: '30 days, `compare=previous&daily=1`', query: '&compare=previous&daily=1' },
+  { name: '30 days, `compare=previous`', query: '&compare=previous' },
+  { name: '30 days, no comparison', query: '' },
+] as const;
+
+interface SeriesResult {
+  name: string;
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+  clientP50: number;
+}
+
+interface SizeResult {
+  demo: DemoDataSummary;
+  generateSeconds: number;
+  tailSeconds: number;
+  tailCpuSeconds: number | null;
+  series: SeriesResult[];
+  fullRange: { ms: number; days: number };
+  kpis: { visitors: number; visits: number; pageviews: number; bounceRate: number; visitDuration: number };
+  rss: { afterTail: number | null; peak: number };
+  dbBytes: number;
+  load: { before: string; after: string };
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
+const fileSize = (path: string) => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** Today's date in a zone as a UTC-midnight timestamp. */
+function todayIn(timeZone: string): number {
+  const d = new Intl.DateTimeFormat('en-CA', { timeZone }).format(Date.now());
+  return Date.parse(`${d}T00:00:00Z`);
+}
+
+async function waitForTail(q: QueryProcess, demo: DemoDataSummary, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const res = await q.get(`/api/v1/sites/${demo.siteId}/events?limit=1`);
+    if (res.status !== 200) throw new Error(`events answered ${res.status}: ${res.body}`);
+    const newest = (JSON.parse(res.body) as { events: { id: string }[] }).events[0];
+    // the stream is in time order: its newest pageview applied means every record before it is
+    if (newest?.id === demo.last?.id) return performance.now();
+    if (performance.now() > deadline) throw new Error(`tailing did not finish in ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function timeSeries(
+  q: QueryProcess,
+  demo: DemoDataSummary,
+  series: (typeof SERIES)[number],
+  n: number,
+): Promise<SeriesResult> {
+  const today = todayIn(demo.timeZone);
+  const server: number[] = [];
+  const client: number[] = [];
+  // two warm-up requests on windows the timed ones do not use
+  for (let i = -2; i < n; i++) {
+    const to = today - (i < 0 ? n - i : i) * DAY;
+    const path = `/api/v1/sites/${demo.siteId}/report?from=${day(to - 29 * DAY)}&to=${day(to)}${series.query}`;
+    const res = await q.get(path);
+    if (res.status !== 200) throw new Error(`report answered ${res.status}: ${res.body.slice(0, 500)}`);
+    if (i < 0) continue;
+    server.push(res.serverMs);
+    client.push(res.clientMs);
+  }
+  return {
+    name: series.name,
+    n,
+    p50: percentile(server, 50),
+    p95: percentile(server, 95),
+    max: Math.max(...server),
+    clientP50: percentile(client, 50),
+  };
+}
+
+async function runSize(events: number, reports: number, keep: boolean): Promise<SizeResult> {
+  const tmp = mkdtempSync(join(tmpdir(), 'ff-bench-report-'));
+  const dataDir = join(tmp, 'data');
+  const loadBefore = load();
+  try {
+    let started = performance.now();
+    const demo = await writeDemoData({
+      dataDir,
+      events,
+      onProgress: (n) => process.stderr.write(`\rgenerating: ${n.toLocaleString('en')} events`),
+    });
+    const generateSeconds = (performance.now() - started) / 1000;
+    process.stderr.write(
+      `\nwrote ${demo.events.toLocaleString('en')} events in ${generateSeconds.toFixed(1)} s\n`,
+    );
+
+    const token = randomBytes(24).toString('base64url');
+    started = performance.now();
+    const q = await startQuery(dataDir, ENGINE, token);
+    let peak = 0;
+    const sampler = setInterval(async () => {
+      peak = Math.max(peak, (await rssOf(q.pid)) ?? 0);
+    }, 500);
+    try {
+      const cpuAtListen = await cpuSecondsOf(q.pid);
+      const done = await waitForTail(q, demo, Math.max(600_000, events / 5));
+      const cpuAtDone = await cpuSecondsOf(q.pid);
+      const tailSeconds = (done - q.listeningAt) / 1000;
+      process.stderr.write(`tailed in ${tailSeconds.toFixed(1)} s\n`);
+      const afterTail = await rssOf(q.pid);
+
+      const series: SeriesResult[] = [];
+      for (const s of SERIES) {
+        series.push(await timeSeries(q, demo, s, reports));
+        process.stderr.write(`${s.name}: p50 ${series.at(-1)!.p50} ms, p95 ${series.at(-1)!.p95} ms\n`);
+      }
+      const today = todayIn(demo.timeZone);
+      const last30 = JSON.parse(
+        (await q.get(`/api/v1/sites/${demo.siteId}/report?from=${day(today - 29 * DAY)}&to=${day(today)}`))
+          .body,
+      ) as { kpis: SizeResult['kpis'] };
+      // the whole history: every generated pageview belongs to a visit, so the counts must match
+      const firstDay = Date.parse(
+        `${new Intl.DateTimeFormat('en-CA', { timeZone: demo.timeZone }).format(demo.firstAt)}T00:00:00Z`,
+      );
+      const full = await q.get(`/api/v1/sites/${demo.siteId}/report?from=${day(firstDay)}&to=${day(today)}`);
+      const fullKpis = (JSON.parse(full.body) as { kpis: SizeResult['kpis'] }).kpis;
+      if (fullKpis.pageviews !== demo.pageviews)
+        throw new Error(`report counts ${fullKpis.pageviews} pageviews, ${demo.pageviews} were written`);
+      clearInterval(sampler);
+      peak = Math.max(peak, (await rssOf(q.pid)) ?? 0);
+      await q.stop();
+      const db = join(dataDir, 'analytics.duckdb');
+      return {
+        demo,
+        generateSeconds,
+        tailSeconds,
+        tailCpuSeconds: cpuAtDone !== null && cpuAtListen !== null ? cpuAtDone - cpuAtListen : null,
+        series,
+        fullRange: { ms: full.serverMs, days: Math.round((today - firstDay) / DAY) + 1 },
+        kpis: last30.kpis,
+        rss: { afterTail, peak },
+        dbBytes: fileSize(db) + fileSize(`${db}.wal`),
+        load: { before: loadBefore, after: load() },
+      };
+    } finally {
+      clearInterval(sampler);
+      await q.stop();
+    }
+  } finally {
+    if (keep) process.stderr.write(`kept ${dataDir}\n`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const n = (x: number) => Math.round(x).toLocaleString('en');
+const ms = (x: number) => x.toFixed(1);
+
+function markdown(results: SizeResult[], reports: number): string {
+  const head = results.map((r) => `${(r.demo.events / 1e6).toFixed(r.demo.events < 1e6 ? 2 : 1)} M events`);
+  const row = (name: string, cells: string[]) => `| ${name} | ${cells.join(' | ')} |`;
+  const budget = results.map((r) => r.series[0]!.p95);
+  const lines = [
+    '## Report latency, tail throughput and storage',
+    '',
+    `Machine: ${machineLine()}. Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    '',
+    'Demo data from `bench/demo-data.ts` (seed 1, 400 days ending at the run, Europe/Berlin, weekday and hour cycles, returning visitors, about 45 % bounces, engagement/vitals/custom events beside pageviews) written through the WAL; then the real `footfall query` process with `FOOTFALL_ENGINE_THREADS=2`, `FOOTFALL_ENGINE_MEMORY=256MB` tails it into DuckDB and answers over its unix socket (as the gateway forwards). ' +
+      `Latency is the query service's own \`Server-Timing\` total for ${reports} sequential uncached reports per row: every request asks for a different 30-day window (the cache is keyed by parameters), after 2 warm-up requests.`,
+    '',
+    row('', head),
+    row(
+      '---',
+      head.map(() => '--:'),
+    ),
+    row(
+      'events (pageviews)',
+      results.map((r) => `${n(r.demo.events)} (${n(r.demo.pageviews)})`),
+    ),
+    ...SERIES.flatMap((s, i) => [
+      row(
+        `${s.name}: p50 / p95 ms`,
+        results.map((r) => `${ms(r.series[i]!.p50)} / **${ms(r.series[i]!.p95)}**`),
+      ),
+    ]),
+    row(
+      'slowest single report (daily=1), ms',
+      results.map((r) => ms(r.series[0]!.max)),
+    ),
+    row(
+      'whole history in one report (month chart), ms',
+      results.map((r) => `${ms(r.fullRange.ms)} (${r.fullRange.days} days)`),
+    ),
+    row(
+      'tail: events/s into DuckDB',
+      results.map((r) => `${n(r.demo.events / r.tailSeconds)} (${r.tailSeconds.toFixed(1)} s)`),
+    ),
+    row(
+      'tail: query process CPU s',
+      results.map((r) => (r.tailCpuSeconds === null ? 'n/a' : r.tailCpuSeconds.toFixed(1))),
+    ),
+    row(
+      'DuckDB bytes per event (analytics.duckdb + .wal)',
+      results.map((r) => `${n(r.dbBytes / r.demo.events)} (${mib(r.dbBytes)})`),
+    ),
+    row(
+      'WAL bytes per event',
+      results.map((r) => `${n(r.demo.walBytes / r.demo.events)} (${mib(r.demo.walBytes)})`),
+    ),
+    row(
+      'query process RSS after tail / peak',
+      results.map((r) => `${mib(r.rss.afterTail)} / ${mib(r.rss.peak)}`),
+    ),
+    row(
+      'demo data: generate + write WAL, s',
+      results.map((r) => r.generateSeconds.toFixed(1)),
+    ),
+    row(
+      'last 30 days: visitors / visits / bounce',
+      results.map(
+        (r) => `${n(r.kpis.visitors)} / ${n(r.kpis.visits)} / ${(r.kpis.bounceRate * 100).toFixed(1)} %`,
+      ),
+    ),
+    row(
+      'load average (1/5/15 min) before → after',
+      results.map((r) => `${r.load.before} → ${r.load.after}`),
+    ),
+    '',
+    `**Budget: p95 ≤ ${BUDGET_MS} ms for a 30-day report with comparison and daily=1: ${budget.every((b) => b <= BUDGET_MS) ? 'met' : 'NOT met'}** (${budget.map((b) => `${ms(b)} ms`).join(', ')}).`,
+    '',
+    'The machine is shared (other engineers ran test suites at the same time): see the load averages. The whole-history report is checked to count exactly the pageviews written.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1000000,10000000' },
+      reports: { type: 'string', default: '40' },
+      out: { type: 'string', default: join(root, 'bench/results/report.md') },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const reports = Number(values.reports);
+  const results: SizeResult[] = [];
+  for (const size of values.sizes.split(',').map(Number)) {
+    process.stderr.write(`\n== ${size.toLocaleString('en')} events ==\n`);
+    results.push(await runSize(size, reports, values.keep));
+  }
+  const md = markdown(results, reports);
+  writeFileSync(values.out, md);
+  console.log(md);
+}
+
+await main();
