@@ -37,6 +37,11 @@ export function operatorRoutes(deps: QueryDeps) {
         uptime_seconds: Math.floor((deps.now() - deps.startedAt) / 1000),
         memory: { kind: 'rss', bytes: mem.rss },
         disk: await diskUsage(deps),
+        writer: {
+          lag_events: deps.analytics.tailer.lag,
+          stuck_streams: deps.analytics.tailer.stuck,
+          unreadable_records: deps.analytics.tailer.unreadable,
+        },
         key_on_volume: deps.instance.keyOnVolume,
       });
     })
