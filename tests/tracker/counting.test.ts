@@ -1,64 +1,56 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayUnderTest } from '../../packages/tracker/src/testing/recording-gateway.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  COOKIE_SITE,
-  launchBrowser,
-  type PageServer,
+  inSentOrder,
   pageHtml,
-  startGateway,
-  startPageServer,
-  waitUntil,
+  pageUrl,
+  type Suite,
+  scriptUrl,
+  siteId,
+  startSuite,
+  stopSuite,
+  type Visit,
+  visit,
+  waitFor,
+  waitForStored,
 } from './harness.ts';
 
-let gateway: GatewayUnderTest;
-let pages: PageServer;
-let browser: Browser;
-let context: BrowserContext;
-let rejectedBefore = 0;
+let suite: Suite;
+let current: Visit | undefined;
 
 beforeAll(async () => {
-  [gateway, pages, browser] = await Promise.all([startGateway(), startPageServer(), launchBrowser()]);
+  suite = await startSuite();
 });
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([gateway?.close(), pages?.close()]);
-});
-beforeEach(() => {
-  rejectedBefore = gateway.rejected().length;
-});
+afterAll(() => stopSuite(suite));
 afterEach(async () => {
-  await context?.close();
-  // Every body the tracker sent in the test passed the ingest schema.
-  expect(gateway.rejected().slice(rejectedBefore)).toEqual([]);
+  await current?.context.close();
+  // Every body the tracker sent in the test passed the real gateway's checks.
+  expect(current?.traffic.refused()).toEqual([]);
+  current = undefined;
 });
 
-/** Opens a fresh browser context on `path` and waits for the real tracker to replace the stub. */
-async function open(path: string): Promise<Page> {
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(pages.url + path);
-  await page.waitForFunction(() => typeof window.footfall === 'function' && !('q' in window.footfall));
-  return page;
-}
-
-const eventsOf = (path: string) => gateway.events().filter((e) => new URL(e.u).pathname.startsWith(path));
+const open = async (path: string) => {
+  current = await visit(suite, path);
+  return current;
+};
+const kinds = (events: { kind: string }[], kind: string) => events.filter((e) => e.kind === kind);
 
 describe('pageviews', () => {
-  it('counts a page load once, with the baked-in site id, referrer, screen size and visitor id', async () => {
-    pages.set('/load', pageHtml(gateway));
-    await open('/load');
-    await waitUntil('the pageview', () => eventsOf('/load').length === 1);
-    const [pv] = eventsOf('/load');
-    expect(pv).toMatchObject({ s: COOKIE_SITE, k: 'pv', u: `${pages.url}/load`, r: '' });
-    expect(pv?.w).toBeGreaterThan(0);
-    expect(pv?.v).toMatch(/^[\w-]{8,64}$/);
-    expect(pv?.i).toMatch(/^[\w-]{8,64}$/);
+  it('stores a page load once, with the baked-in site, its path and the cookie visitor id', async () => {
+    suite.pages.set('/load', pageHtml(scriptUrl(suite)));
+    const { context, traffic } = await open('/load');
+    const [pv] = await waitForStored(suite, '/load', (events) => events.length === 1);
+    const vid = (await context.cookies()).find((c) => c.name === 'footfall_vid')?.value;
+    expect(vid).toMatch(/^[\w-]{8,64}$/);
+    expect(pv).toMatchObject({ kind: 'pv', host: 'shop.localhost', path: '/load', visitor: vid, referrer: null });
+    // The one pageview sent is the one stored, under the id the tracker chose.
+    expect(traffic.accepted().map((e) => [e.i, e.s, e.k, e.w! > 0])).toEqual([
+      [pv?.id, siteId(suite), 'pv', true],
+    ]);
   });
 
-  it('counts each single-page-app navigation once and ignores query-only and same-path changes', async () => {
-    pages.set('/spa', pageHtml(gateway));
-    const page = await open('/spa');
+  it('stores each single-page-app navigation once and ignores query-only and same-path changes', async () => {
+    suite.pages.set('/spa', pageHtml(scriptUrl(suite)));
+    const { page, traffic } = await open('/spa');
     await page.evaluate(() => {
       history.pushState({}, '', '/spa/a');
       history.pushState({}, '', '/spa/a'); // same page again
@@ -67,106 +59,131 @@ describe('pageviews', () => {
       history.pushState({}, '', '/spa/c#section');
     });
     await page.goBack(); // popstate back to /spa/b
-    await waitUntil('four pageviews', () => eventsOf('/spa').filter((e) => e.k === 'pv').length >= 5);
-    const paths = eventsOf('/spa')
-      .filter((e) => e.k === 'pv')
-      .map((e) => new URL(e.u).pathname);
-    expect(paths).toEqual(['/spa', '/spa/a', '/spa/b', '/spa/c', '/spa/b']);
+    // The queue sends in order: once this marker is stored, every pageview before it is too.
+    await page.evaluate(() => window.footfall('event', 'End'));
+    const stored = await waitForStored(suite, '/spa', (events) => events.some((e) => e.name === 'End'));
+    expect(inSentOrder(kinds(stored, 'pv'), traffic).map((e) => e.path)).toEqual([
+      '/spa',
+      '/spa/a',
+      '/spa/b',
+      '/spa/c',
+      '/spa/b',
+    ]);
     // Without data-hash the fragment is not part of the page.
-    expect(eventsOf('/spa').every((e) => !e.u.includes('#'))).toBe(true);
+    expect(traffic.accepted().every((e) => !e.u.includes('#'))).toBe(true);
+    // The report counts them for one visitor in one visit, page by page.
+    const report = await suite.stack.report(siteId(suite), ['page:/spa']);
+    expect(report.kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 5 });
+    expect(Object.fromEntries(report.breakdowns.pages.map((row) => [row.value, row.pageviews]))).toEqual({
+      '/spa': 1,
+      '/spa/a': 1,
+      '/spa/b': 2,
+      '/spa/c': 1,
+    });
   });
 
   it('treats hash routes as pages with data-hash', async () => {
-    pages.set('/hash', pageHtml(gateway, { attrs: 'data-hash' }));
-    const page = await open('/hash#/home');
+    suite.pages.set('/hash', pageHtml(scriptUrl(suite), { attrs: 'data-hash' }));
+    const { page, traffic } = await open('/hash#/home');
     await page.evaluate(() => {
       location.hash = '#/settings';
     });
-    await waitUntil('two pageviews', () => eventsOf('/hash').filter((e) => e.k === 'pv').length === 2);
-    const pageviews = eventsOf('/hash').filter((e) => e.k === 'pv');
-    expect(pageviews.map((e) => new URL(e.u).hash)).toEqual(['#/home', '#/settings']);
+    // The server keeps the path only, so the two routes are two stored pageviews of /hash.
+    const stored = await waitForStored(suite, '/hash', (events) => kinds(events, 'pv').length === 2);
+    expect(stored.map((e) => e.path)).toEqual(['/hash', '/hash']);
+    const sent = traffic.accepted().filter((e) => e.k === 'pv');
+    expect(sent.map((e) => new URL(e.u).hash)).toEqual(['#/home', '#/settings']);
+    expect(sent.map((e) => e.i).toSorted()).toEqual(stored.map((e) => e.id).toSorted());
   });
 
-  it('sends engaged time and scroll depth of the page left on navigation', async () => {
-    pages.set('/long', pageHtml(gateway, { body: '<div style="height:5000px">tall</div>' }));
-    const page = await open('/long');
+  it('stores engaged time of the page left on navigation, with the scroll depth sent', async () => {
+    suite.pages.set('/long', pageHtml(scriptUrl(suite), { body: '<div style="height:5000px">tall</div>' }));
+    const { page, traffic } = await open('/long');
     await page.evaluate(() => window.scrollTo(0, 2500));
     await page.waitForTimeout(300); // some engaged time to report
     await page.evaluate(() => history.pushState({}, '', '/long/next'));
-    await waitUntil('the engagement event', () => eventsOf('/long').some((e) => e.k === 'en'));
-    const en = eventsOf('/long').find((e) => e.k === 'en');
-    expect(en?.u).toBe(`${pages.url}/long`);
-    expect(en?.e).toBeGreaterThan(0);
-    expect(en?.d).toBeGreaterThanOrEqual(50);
-    expect(en?.d).toBeLessThanOrEqual(100);
+    const en = await waitFor('the engagement event', () => traffic.accepted().find((e) => e.k === 'en'));
+    expect(en.u).toBe(pageUrl(suite, '/long'));
+    // The API does not show scroll depth, so it is checked as sent.
+    expect(en.d).toBeGreaterThanOrEqual(50);
+    expect(en.d).toBeLessThanOrEqual(100);
+    const stored = await waitFor('the stored engagement', async () =>
+      (await suite.stack.journey(siteId(suite), en.v!)).find((e) => e.id === en.i),
+    );
+    expect(stored).toMatchObject({ kind: 'en', path: '/long', engagedMs: en.e });
+    expect(stored.engagedMs).toBeGreaterThan(0);
   });
 
-  it('sends engagement when the page is hidden by leaving it', async () => {
-    pages.set('/leave', pageHtml(gateway));
-    const page = await open('/leave');
+  it('stores engagement sent when the page is hidden by leaving it', async () => {
+    suite.pages.set('/leave', pageHtml(scriptUrl(suite)));
+    const { page, context } = await open('/leave');
+    const vid = (await context.cookies()).find((c) => c.name === 'footfall_vid')?.value ?? '';
     await page.waitForTimeout(200);
     await page.goto('about:blank');
-    await waitUntil('the engagement event', () => eventsOf('/leave').some((e) => e.k === 'en'));
-    expect(eventsOf('/leave').find((e) => e.k === 'en')?.d).toBe(100);
+    const journey = await waitFor('the stored engagement', async () => {
+      const events = await suite.stack.journey(siteId(suite), vid);
+      return events.some((e) => e.kind === 'en') ? events : undefined;
+    });
+    expect(journey.map((e) => [e.kind, e.path])).toEqual([
+      ['pv', '/leave'],
+      ['en', '/leave'],
+    ]);
   });
 });
 
 describe('custom events', () => {
-  it('sends footfall("event") calls with properties, including calls made before the script loaded', async () => {
-    pages.set('/js-events', pageHtml(gateway, { early: "footfall('event','Early',{n:1})" }));
-    const page = await open('/js-events');
+  it('stores footfall("event") calls with properties, including calls made before the script loaded', async () => {
+    suite.pages.set('/js-events', pageHtml(scriptUrl(suite), { early: "footfall('event','Early',{n:1})" }));
+    const { page, traffic } = await open('/js-events');
     await page.evaluate(() => window.footfall('event', 'Signup', { plan: 'pro', seats: 3, trial: true }));
-    await waitUntil('two events', () => eventsOf('/js-events').filter((e) => e.k === 'ev').length === 2);
-    const events = eventsOf('/js-events').filter((e) => e.k === 'ev');
-    expect(events.map((e) => [e.n, e.p])).toEqual([
+    const stored = await waitForStored(suite, '/js-events', (events) => kinds(events, 'ev').length === 2);
+    expect(inSentOrder(kinds(stored, 'ev'), traffic).map((e) => [e.name, e.props])).toEqual([
       ['Early', { n: 1 }],
       ['Signup', { plan: 'pro', seats: 3, trial: true }],
     ]);
-    // The pageview is not held back by early calls, and comes from the same visitor.
-    expect(new Set(eventsOf('/js-events').map((e) => e.v)).size).toBe(1);
+    // The pageview is not held back by early calls, and all three come from one visitor.
+    expect(kinds(stored, 'pv')).toHaveLength(1);
+    expect(new Set(stored.map((e) => e.visitor)).size).toBe(1);
+    const report = await suite.stack.report(siteId(suite), ['page:/js-events']);
+    expect(report.breakdowns.events.map((row) => [row.value, row.events, row.visitors])).toEqual([
+      ['Early', 1, 1],
+      ['Signup', 1, 1],
+    ]);
   });
 
-  it('sends data-footfall-event clicks with data-footfall-prop-* properties', async () => {
-    pages.set(
+  it('stores data-footfall-event clicks with data-footfall-prop-* properties', async () => {
+    suite.pages.set(
       '/tagged',
-      pageHtml(gateway, {
+      pageHtml(scriptUrl(suite), {
         body: '<button id="b" data-footfall-event="Add to cart" data-footfall-prop-sku="A-1" data-footfall-prop-colour="red"><span id="inner">Add</span></button>',
       }),
     );
-    const page = await open('/tagged');
+    const { page } = await open('/tagged');
     await page.click('#inner'); // a click inside the tagged element counts too
-    await waitUntil('the tagged event', () => eventsOf('/tagged').some((e) => e.k === 'ev'));
-    expect(eventsOf('/tagged').find((e) => e.k === 'ev')).toMatchObject({
-      n: 'Add to cart',
-      p: { sku: 'A-1', colour: 'red' },
-    });
+    const stored = await waitForStored(suite, '/tagged', (events) => kinds(events, 'ev').length === 1);
+    expect(kinds(stored, 'ev')[0]).toMatchObject({ name: 'Add to cart', props: { sku: 'A-1', colour: 'red' } });
   });
 
-  it('sends Outbound Link and File Download events with the url, not for same-site links', async () => {
-    pages.set(
+  it('stores Outbound Link and File Download events with the url, not for same-site links', async () => {
+    suite.pages.set(
       '/links',
-      pageHtml(gateway, {
+      pageHtml(scriptUrl(suite), {
         body: `<a id="out" href="https://example.org/x">out</a>
           <a id="pdf" href="/files/report.pdf">pdf</a>
           <a id="same" href="/links/other">same</a>
           <a id="mail" href="mailto:a@example.org">mail</a>`,
       }),
     );
-    const page = await open('/links');
+    const { page, traffic } = await open('/links');
     // Stop the navigations so the page stays and the clicks are all that happens.
     await page.evaluate(() => document.addEventListener('click', (event) => event.preventDefault()));
     for (const id of ['#out', '#pdf', '#same', '#mail']) await page.click(id);
-    await waitUntil('two link events', () => eventsOf('/links').filter((e) => e.k === 'ev').length === 2);
     await page.evaluate(() => window.footfall('event', 'Marker'));
-    await waitUntil('the marker', () => eventsOf('/links').some((e) => e.n === 'Marker'));
-    expect(
-      eventsOf('/links')
-        .filter((e) => e.k === 'ev')
-        .map((e) => [e.n, e.p]),
-    ).toEqual([
+    const stored = await waitForStored(suite, '/links', (events) => events.some((e) => e.name === 'Marker'));
+    expect(inSentOrder(kinds(stored, 'ev'), traffic).map((e) => [e.name, e.props])).toEqual([
       ['Outbound Link', { url: 'https://example.org/x' }],
-      ['File Download', { url: `${pages.url}/files/report.pdf` }],
-      ['Marker', undefined],
+      ['File Download', { url: pageUrl(suite, '/files/report.pdf') }],
+      ['Marker', null],
     ]);
   });
 });
