@@ -1,6 +1,6 @@
 import type { Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Analytics } from '../analytics.ts';
 import type { AuthEnv } from '../auth/env.ts';
@@ -58,6 +58,13 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
     return value;
   };
 
+  /** site, period and filters of a heatmap or retention request */
+  const periodQuery = (c: Context<AuthEnv>) => {
+    const site = c.get('site');
+    const p = params(c.req.queries(), PERIOD_PARAMS, site, now());
+    return { site: site.id, timeZone: site.timezone, period: p.period, filters: p.filters };
+  };
+
   return new Hono<AuthEnv>()
     .get('/sites/:site/report', siteRead(), async (c) => {
       const site = c.get('site');
@@ -83,30 +90,12 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
       const limit = intParam(c.req.query('limit'), 'limit', 50, 500);
       return c.json({ events: await a.engine.recentEvents({ site: c.get('site').id, limit }) });
     })
-    .get('/sites/:site/report/heatmap', siteRead(), async (c) => {
-      const site = c.get('site');
-      const p = params(c.req.queries(), PERIOD_PARAMS, site, now());
-      return c.json(
-        await a.engine.heatmap({
-          site: site.id,
-          timeZone: site.timezone,
-          period: p.period,
-          filters: p.filters,
-        }),
-      );
-    })
-    .get('/sites/:site/report/retention', siteRead(), async (c) => {
-      const site = c.get('site');
-      const p = params(c.req.queries(), PERIOD_PARAMS, site, now());
-      return c.json(
-        await a.engine.retention({
-          site: site.id,
-          timeZone: site.timezone,
-          period: p.period,
-          filters: p.filters,
-        }),
-      );
-    })
+    .get('/sites/:site/report/heatmap', siteRead(), async (c) =>
+      c.json(await a.engine.heatmap(periodQuery(c))),
+    )
+    .get('/sites/:site/report/retention', siteRead(), async (c) =>
+      c.json(await a.engine.retention(periodQuery(c))),
+    )
     .get('/sites/:site/journey/:visitor', siteRead(), async (c) => {
       const visitor = c.req.param('visitor');
       if (!/^[A-Za-z0-9_-]{8,64}$/.test(visitor)) {
