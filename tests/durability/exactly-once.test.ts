@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import { Cluster } from './cluster.ts';
+import { planEvents, seeded } from './plan.ts';
+import { settledTotals } from './report.ts';
+import { Ledger, SenderPool, sendEvent, sleep } from './senders.ts';
+import { readStored, walEnds, walEventCopies } from './stored.ts';
+import { expectedVisits, visitProblems } from './visits.ts';
+
+const TOTAL = 22_000;
+const SENDERS = 48;
+const SEED = 7;
+const MINUTE = 60_000;
+
+const clusters: Cluster[] = [];
+afterEach(async () => {
+  for (const c of clusters.splice(0)) await c.destroy();
+});
+
+const sum = (m: Map<string, bigint>) => [...m.values()].reduce((a, b) => a + b, 0n);
+const firstFew = (ids: Iterable<string>) => [...ids].slice(0, 10).join(', ');
+
+describe('exactly once through crashes and restarts', () => {
+  it('stores every event exactly once, with consistent visits, after the gateway and the query service are killed, stopped, restarted and sent duplicates', async () => {
+    const cluster = await Cluster.create();
+    clusters.push(cluster);
+    onTestFailed(() => console.error(cluster.outputTail()));
+    const site = cluster.site;
+    const events = planEvents({ total: TOTAL, now: Date.now(), seed: SEED });
+    const ledger = new Ledger(events);
+    const pool = new SenderPool((e) => sendEvent(cluster.url, site.id, site.domain, e), ledger, SENDERS);
+    const n = events.length;
+
+    // 1. load both; SIGKILL the gateway mid-load; restart it on the same address; resend what failed
+    await Promise.all([cluster.start('ingest'), cluster.start('query')]);
+    pool.push(events);
+    pool.start();
+    await pool.untilAcked(Math.floor(n * 0.15), 2 * MINUTE);
+    await cluster.signal('ingest', 'SIGKILL');
+    await cluster.start('ingest');
+    expect(ledger.everFailed.size, 'sends failed while the gateway was down').toBeGreaterThan(0);
+    pool.push(ledger.unackedEvents());
+
+    // 2. pause the query service so a backlog builds, then kill it while it works through it
+    await pool.untilAcked(Math.floor(n * 0.35), 2 * MINUTE);
+    cluster.pause('query');
+    const ackedAtPause = ledger.acked.size;
+    await pool.untilAcked(ackedAtPause + 3000, 2 * MINUTE);
+    cluster.resume('query');
+    await sleep(50);
+    await cluster.signal('query', 'SIGKILL');
+    const behind = await readStored(cluster.analyticsDb, site.id);
+    const written = await walEnds(cluster.walRoot);
+    expect(sum(behind.positions), 'the query service was behind the WAL when killed').toBeLessThan(
+      sum(written),
+    );
+    await cluster.start('query');
+
+    // 3. SIGTERM both mid-load: each drains and exits 0; restart both; the rest of the load
+    await pool.untilAcked(Math.floor(n * 0.7), 2 * MINUTE);
+    const codes = await Promise.all([
+      cluster.signal('ingest', 'SIGTERM'),
+      cluster.signal('query', 'SIGTERM'),
+    ]);
+    expect(codes, 'exit codes after SIGTERM').toEqual([0, 0]);
+    await Promise.all([cluster.start('ingest'), cluster.start('query')]);
+    await pool.idle(2 * MINUTE);
+
+    // 4. resend every unacknowledged event and a tenth of the acknowledged ones, same ids
+    const random = seeded(SEED + 1);
+    const again = events.filter((e) => ledger.acked.has(e.id) && random() < 0.1);
+    for (const e of again) ledger.resentAcked.add(e.id);
+    const unackedBefore = ledger.unacked.size;
+    pool.push([...ledger.unackedEvents(), ...again]);
+    await pool.idle(2 * MINUTE);
+    for (let round = 0; round < 5 && ledger.unacked.size > 0; round++) {
+      pool.push(ledger.unackedEvents());
+      await pool.idle(MINUTE);
+    }
+    await pool.stop();
+    expect(ledger.unacked.size, `never acknowledged: ${firstFew(ledger.unacked)}`).toBe(0);
+    expect(ledger.acked.size).toBe(n);
+    console.info(
+      `exactly-once load: ${n} events, ${ledger.sends} sends, ${ledger.everFailed.size} failed at least once ` +
+        `(${unackedBefore} still unacknowledged before the final resend), ${again.length} acknowledged resent; ` +
+        `failures ${JSON.stringify(Object.fromEntries(ledger.failures))}; ` +
+        `query killed ${sum(written) - sum(behind.positions)} records behind`,
+    );
+
+    // the report counts every event once, then the query service has applied the whole WAL
+    const pageviews = events.filter((e) => e.kind === 'pv').length;
+    let totals = await settledTotals(cluster, n, 2 * MINUTE);
+    let stored = await stopAndRead(cluster);
+    let ends = await walEnds(cluster.walRoot);
+    for (let round = 0; round < 3 && sum(stored.positions) < sum(ends); round++) {
+      // settled but not at the very end of the WAL: only duplicates were left; let it finish them
+      await cluster.start('query');
+      totals = await settledTotals(cluster, n, MINUTE);
+      stored = await stopAndRead(cluster);
+      ends = await walEnds(cluster.walRoot);
+    }
+    expect(Object.fromEntries(stored.positions), 'applied positions').toEqual(Object.fromEntries(ends));
+    expect(totals.pageviews, 'pageviews in the report').toBe(pageviews);
+    expect(totals.customEvents, 'custom events in the report').toBe(n - pageviews);
+
+    // the WAL really holds duplicates: every acknowledged resend, and failed sends that had been written
+    const inWal = await walEventCopies(cluster.walRoot);
+    const notInWal = events.filter((e) => !inWal.has(e.id)).map((e) => e.id);
+    expect(notInWal, `acknowledged but not in the WAL: ${firstFew(notInWal)}`).toHaveLength(0);
+    const resendCopies = [...ledger.resentAcked].filter((id) => (inWal.get(id) ?? 0) >= 2);
+    expect(resendCopies.length, 'acknowledged resends appended again').toBe(ledger.resentAcked.size);
+    const failedButWritten = [...ledger.everFailed].filter((id) => (inWal.get(id) ?? 0) >= 2).length;
+    console.info(
+      `WAL streams ${JSON.stringify(Object.fromEntries([...ends].map(([s, q]) => [s, String(q)])))}; ` +
+        `${failedButWritten} events were written although their send failed, then resent`,
+    );
+
+    // every acknowledged event stored exactly once, and nothing else
+    const copies = new Map<string, number>();
+    for (const e of stored.events) copies.set(e.id, (copies.get(e.id) ?? 0) + 1);
+    const duplicated = [...copies].filter(([, c]) => c > 1).map(([id]) => id);
+    const missing = events.filter((e) => !copies.has(e.id)).map((e) => e.id);
+    const extra = [...copies.keys()].filter((id) => !ledger.events.has(id));
+    expect(duplicated, `stored more than once: ${firstFew(duplicated)}`).toHaveLength(0);
+    expect(missing, `acknowledged but not stored: ${firstFew(missing)}`).toHaveLength(0);
+    expect(extra, `stored but never sent: ${firstFew(extra)}`).toHaveLength(0);
+    expect(stored.events).toHaveLength(n);
+    for (const e of stored.events) {
+      const sent = ledger.events.get(e.id)!;
+      if (e.kind !== sent.kind || e.visitor !== sent.visitor)
+        throw new Error(`event ${e.id} stored as ${e.kind} of ${e.visitor}`);
+    }
+
+    // visits: every event in the visit the 30-minute rule gives, counts right, none overlapping
+    const problems = visitProblems(stored.events, stored.visits);
+    expect(problems.slice(0, 10), `${problems.length} visit problems`).toEqual([]);
+    const visits = expectedVisits(stored.events);
+    expect(totals.visits, 'visits in the report').toBe(visits.length);
+    expect(totals.visitors, 'visitors in the report').toBe(new Set(visits.map((v) => v.visitor)).size);
+    const bounces = visits.filter((v) => v.pageviews === 1).length;
+    expect(totals.bounceRate, 'bounce rate: visits with exactly one pageview').toBeCloseTo(
+      bounces / visits.length,
+      9,
+    );
+
+    expect(await cluster.signal('ingest', 'SIGTERM'), 'gateway exit code').toBe(0);
+  }, 300_000);
+});
+
+async function stopAndRead(cluster: Cluster) {
+  expect(await cluster.signal('query', 'SIGTERM'), 'query service exit code').toBe(0);
+  return readStored(cluster.analyticsDb, cluster.site.id);
+}
