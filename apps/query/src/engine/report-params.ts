@@ -74,7 +74,11 @@ export const MAX_LIMIT = 1000;
 const date = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
-  v.check((s) => new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'is not a real date'),
+  // valibot runs this check even after the regex failed: an unparseable date must not throw
+  v.check((s) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+  }, 'is not a real date'),
 );
 const flag = v.picklist(['0', '1'], 'must be 0 or 1');
 /** The raw query string shape; unknown parameters are left to the caller. */
