@@ -89,3 +89,23 @@ describe('footfall ingest without a query service', () => {
     expect(own.headers.get('server-timing')).toMatch(/dur=/);
   });
 });
+
+describe('operator health across the two processes', () => {
+  it('carries each gateway status: availability, counters and geo', async () => {
+    const ff = await startFootfall({ FOOTFALL_OPERATOR_TOKEN: 'operator-token-0123456789' });
+    running.push(ff);
+    const res = await fetch(`${ff.url}/_footfall/health`, {
+      headers: { authorization: 'Bearer operator-token-0123456789' },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { ingest: Record<string, unknown>[]; writer: { lag_events: number } };
+    expect(body.ingest).toHaveLength(1);
+    expect(body.ingest[0]).toMatchObject({
+      reachable: true,
+      availability: { state: 'accepting' },
+      counters: { accepted: 0, rejected: 0 },
+      geo: { mode: 'off' },
+    });
+    expect(body.writer.lag_events).toBe(0);
+  });
+});

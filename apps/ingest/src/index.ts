@@ -4,3 +4,4 @@ export { CLIENT_ADDRESS_HEADER, CLIENT_PROTO_HEADER, forwardToQuery, isIngestPat
 export { type IngestGateway, startIngestGateway } from './main.ts';
 export type { GeoLocator, GeoPlace } from './pipeline.ts';
 export { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
+export { type IngestStatus, statusSocketPath } from './status.ts';

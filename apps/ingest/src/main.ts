@@ -16,6 +16,7 @@ import { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
 import { SqliteSaltStore } from './salts.ts';
 import { CachedSites } from './sites.ts';
 import { IngestStats } from './stats.ts';
+import { serveStatus } from './status.ts';
 
 /** A running ingest gateway. */
 export interface IngestGateway {
@@ -49,7 +50,7 @@ export async function startIngestGateway(
     log: logger,
   });
   const geo = options.geo
-    ? { lookup: options.geo, timer: undefined }
+    ? { lookup: options.geo, reader: null, updater: null, timer: undefined }
     : startGeo(config, instance.paths.geo, logger);
   const eventLog = new EventLog({ walRoot: instance.paths.wal, logger, now: Date.now });
   await eventLog.open();
@@ -96,6 +97,7 @@ export async function startIngestGateway(
     });
   });
   server.keepAliveTimeout = 65_000;
+  const status = await serveStatus(deps, geo);
   await listen(server, config.addr);
   const port = boundPort(server);
   logger.info({ port, stream: eventLog.stream }, 'ingest gateway listening');
@@ -105,6 +107,7 @@ export async function startIngestGateway(
     async stop() {
       await drainServer(server, config.drainSeconds * 1000 - 500);
       if (geo.timer) clearInterval(geo.timer);
+      await status.close();
       await eventLog.close();
       await control.close();
       logger.info('ingest gateway stopped');

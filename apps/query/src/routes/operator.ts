@@ -5,6 +5,7 @@ import { footfallVersion } from '@footfall/instance';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { QueryDeps } from '../deps.ts';
 import { directoryBytes } from '../disk.ts';
+import { gatewayHealth } from '../ingest-status.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -42,6 +43,7 @@ export function operatorRoutes(deps: QueryDeps) {
           stuck_streams: deps.analytics.tailer.stuck,
           unreadable_records: deps.analytics.tailer.unreadable,
         },
+        ingest: await gatewayHealth(deps.instance.paths.run),
         key_on_volume: deps.instance.keyOnVolume,
       });
     })
