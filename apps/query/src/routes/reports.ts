@@ -107,9 +107,8 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
     })
     .get('/sites/:site/live', siteRead(), (c) => {
       const site = c.get('site').id;
-      c.header('Cache-Control', 'no-cache, no-transform');
       c.header('X-Accel-Buffering', 'no');
-      return streamSSE(c, async (stream) => {
+      const res = streamSSE(c, async (stream) => {
         let queue = Promise.resolve();
         let end: () => void = () => {};
         const ended = new Promise<void>((resolve) => {
@@ -134,5 +133,8 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
         clearInterval(keepAlive);
         unsubscribe();
       });
+      // after streamSSE, which sets a bare `no-cache`: no-transform keeps compressing proxies from buffering
+      res.headers.set('Cache-Control', 'no-cache, no-transform');
+      return res;
     });
 }
