@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays, hourLabel, localDate } from '../support/zones.ts';
+import { expectedReport, type ModelQuery, queryString, settle } from './expected.ts';
+import type { ModelFilter } from './model.ts';
+import { SCRIPTED, type ScriptedRun, type ScriptedSite, scriptedRun } from './run.ts';
+
+let run: ScriptedRun;
+beforeAll(async () => {
+  run = await scriptedRun();
+}, 90_000);
+afterAll(async () => run?.stack.stop());
+
+/** The API's report for `q` must equal the model's: counts exactly, durations within their bounds. */
+async function expectReport(name: ScriptedSite, q: Omit<ModelQuery, 'timeZone'>) {
+  const site = run.stack.sites[name];
+  const query: ModelQuery = { ...q, timeZone: site.timezone };
+  const actual = await run.stack.json(`/sites/${site.id}/report?${queryString(query)}`);
+  const expected = expectedReport(run.visits[name], query);
+  expect(actual).toEqual(settle(expected, actual));
+  return expected;
+}
+
+describe.each(SCRIPTED)('scripted visitors on the %s site', (name) => {
+  const day = () => run.day[name];
+
+  it('counts the report day exactly against the day before (KPIs, hourly chart, every breakdown)', async () => {
+    const expected = await expectReport(name, {
+      from: day(),
+      to: day(),
+      bucket: 'hour',
+      compare: true,
+      limit: 1000,
+    });
+    // the script places visits on both local days, so neither side of the comparison is empty
+    expect(expected.kpis.visits).toBeGreaterThan(0);
+    expect(expected.compareKpis?.visits).toBeGreaterThan(0);
+  });
+
+  it('counts both days by day, with exit pages, regions and cities (deep=1)', async () => {
+    await expectReport(name, { from: addDays(day(), -1), to: day(), bucket: 'day', deep: true, limit: 1000 });
+  });
+
+  it('gives each day its own breakdowns with daily=1, beside a 48-hour chart', async () => {
+    await expectReport(name, {
+      from: addDays(day(), -1),
+      to: day(),
+      bucket: 'hour',
+      daily: true,
+      limit: 1000,
+    });
+  });
+
+  it('cuts every breakdown to the limit, most visitors first, then by value', async () => {
+    await expectReport(name, { from: addDays(day(), -1), to: day(), bucket: 'day', limit: 3 });
+  });
+
+  const filterSets: ModelFilter[][] = [
+    [['channel', 'Organic Search']],
+    [
+      ['channel', 'Organic Search'],
+      ['device', 'desktop'],
+    ],
+    [['page', '/pricing']],
+    [
+      ['page', '/pricing'],
+      ['browser', 'Chrome'],
+    ],
+    [['event', 'Signup']],
+    [['event', 'Outbound Link']],
+    [['referrer', null]],
+    [['campaign', '=SUM(A1)']],
+    [['campaign', 'spring,sale']],
+    [
+      ['language', 'de-DE'],
+      ['os', 'iOS'],
+    ],
+    [['entry_page', '/blog/post-2']],
+    [['exit_page', '/pricing']],
+    [['source', 'chatgpt.com']],
+    [['medium', 'cpc']],
+    [['country', null]],
+    [['language', null]],
+  ];
+  it.each(filterSets.map((f) => [f.map(([d, v]) => `${d}:${v ?? ''}`).join(' & '), f] as const))(
+    'selects visits with f=%s',
+    async (_label, filters) => {
+      await expectReport(name, { from: addDays(day(), -1), to: day(), bucket: 'day', filters, limit: 1000 });
+    },
+  );
+});
+
+describe('the same instants in three time zones', () => {
+  it('puts one visit on each site’s own local day and hour', async () => {
+    const probes = SCRIPTED.map((name) => {
+      const probe = run.sent[name].find((e) => e.persona.name === 'probe');
+      if (!probe) throw new Error(`no probe on ${name}`);
+      return { name, probe, site: run.stack.sites[name] };
+    });
+    // one instant for all three sites (placement shifts every site alike)
+    expect(new Set(probes.map((p) => p.probe.at)).size).toBe(1);
+    const labels = new Set<string>();
+    for (const { name, probe, site } of probes) {
+      const from = addDays(run.day[name], -1);
+      const to = run.day[name];
+      const base = `/sites/${site.id}/report?from=${from}&to=${to}&f=entry_page:/probe`;
+      const hourly = await run.stack.json<{ chart: { bucket: string; visits: number }[] }>(
+        `${base}&bucket=hour`,
+      );
+      const label = hourLabel(probe.lo, site.timezone);
+      labels.add(label);
+      expect(hourly.chart.filter((p) => p.visits > 0)).toEqual([
+        expect.objectContaining({ bucket: label, visits: 1 }),
+      ]);
+      const daily = await run.stack.json<{ chart: { bucket: string; visits: number }[] }>(
+        `${base}&bucket=day`,
+      );
+      expect(daily.chart.filter((p) => p.visits > 0).map((p) => p.bucket)).toEqual([
+        localDate(probe.lo, site.timezone),
+      ]);
+    }
+    // UTC+14, UTC-8 (or -7) and UTC: three different local hours for one instant
+    expect(labels.size).toBe(3);
+  });
+
+  it('counts a visitor across midnight once with a cookie and twice without (the daily hash changes)', async () => {
+    // 'night' is the only macOS visitor speaking en-GB: /blog 6 minutes before midnight, /pricing 5 after
+    for (const name of SCRIPTED) {
+      const site = run.stack.sites[name];
+      const d = run.day[name];
+      const r = await run.stack.json<{
+        kpis: { visitors: number; visits: number; pageviews: number };
+        chart: { bucket: string; visits: number }[];
+      }>(`/sites/${site.id}/report?from=${addDays(d, -1)}&to=${d}&bucket=day&f=os:macOS&f=language:en-GB`);
+      if (site.cookieless) {
+        expect(r.kpis).toMatchObject({ visitors: 2, visits: 2, pageviews: 4 });
+        expect(r.chart.map((p) => [p.bucket, p.visits])).toEqual([
+          [addDays(d, -1), 1],
+          [d, 1],
+        ]);
+      } else {
+        expect(r.kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 4 });
+        expect(r.chart.map((p) => [p.bucket, p.visits])).toEqual([
+          [addDays(d, -1), 1],
+          [d, 0],
+        ]);
+      }
+    }
+  });
+
+  it('does not count a visitor who sends Global Privacy Control, nor bots and Do Not Track', async () => {
+    for (const name of SCRIPTED) {
+      const site = run.stack.sites[name];
+      const d = run.day[name];
+      const base = `/sites/${site.id}/report?from=${addDays(d, -2)}&to=${d}&bucket=day`;
+      // the Global Privacy Control visitor is the only one whose language is plain 'de'
+      const gpc = await run.stack.json<{ kpis: { visits: number } }>(`${base}&f=language:de`);
+      expect(gpc.kpis.visits).toBe(0);
+      // every visit of the window, and not one more: the bot and the DNT visitor are left out
+      await expectReport(name, { from: addDays(d, -2), to: d, bucket: 'day', limit: 1000 });
+    }
+  });
+});

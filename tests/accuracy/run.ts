@@ -1,0 +1,91 @@
+import { nearHourStart } from '../support/zones.ts';
+import { type SentEvent, type Visit, visitsOf } from './model.ts';
+import { HOUR_GUARD_MS, type PlannedEvent, planSite, reportDay, type SiteSpec } from './script.ts';
+import { type AccuracyStack, type SiteName, sendAll, startAccuracyStack, waitForTailer } from './stack.ts';
+
+/** The sites that get the scripted visitors. */
+export const SCRIPTED = ['kiritimati', 'losAngeles', 'utc'] as const;
+export type ScriptedSite = (typeof SCRIPTED)[number];
+
+/** Pages of the bulk site: more than the 1000 rows a breakdown may have. */
+export const BULK_PAGES = 1005;
+
+/** Everything a test needs after the run: the stack, what was sent and the true visits per site. */
+export interface ScriptedRun {
+  stack: AccuracyStack;
+  /** the report day per site (local), see `reportDay` */
+  day: Record<ScriptedSite, string>;
+  sent: Record<ScriptedSite, SentEvent[]>;
+  visits: Record<ScriptedSite, Visit[]>;
+  bulkPaths: string[];
+}
+
+function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
+  let at = now - 90 * 60_000;
+  while (nearHourStart(at, site.timezone, 60_000)) at += 97_000;
+  return Array.from({ length: BULK_PAGES }, (_, i) => {
+    const path = `/p/${String(i).padStart(4, '0')}`;
+    return {
+      site,
+      persona: {
+        name: `bulk${i}`,
+        browser: {
+          ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+          browser: 'Firefox',
+          os: 'Linux',
+          device: 'desktop',
+        },
+        language: null,
+        ip: `10.1.${Math.floor(i / 250)}.${i % 250}`,
+      },
+      counted: true,
+      kind: 'pv',
+      at,
+      url: `https://${site.domain}${path}`,
+      referrer: '',
+      path,
+      name: null,
+      engagedMs: null,
+      cookieId: `bulk-visitor-${i}`,
+      source: { channel: 'Direct', referrer: null, source: null, medium: null, campaign: null },
+    };
+  });
+}
+
+/**
+ * Starts the stack, sends the script to the three scripted sites and 1005 one-page visits to the
+ * bulk site, and waits until the query service has applied them all.
+ */
+export async function scriptedRun(): Promise<ScriptedRun> {
+  const stack = await startAccuracyStack();
+  try {
+    const now = Date.now();
+    const planned = Object.fromEntries(
+      SCRIPTED.map((name) => [name, planSite(stack.sites[name], now)]),
+    ) as Record<ScriptedSite, PlannedEvent[]>;
+    const all = SCRIPTED.flatMap((name) => planned[name]);
+    const sentAll = await sendAll(stack.url, [...all, ...bulkEvents(stack.sites.bulk, now)]);
+    const slowest = Math.max(...sentAll.map((e) => e.hi - e.lo));
+    // Receive times lie in [lo, hi]; placement kept every event this far from an hour start.
+    if (slowest >= HOUR_GUARD_MS) throw new Error(`a send took ${slowest} ms: event times are ambiguous`);
+    await waitForTailer(stack);
+    const bySite = (name: SiteName) => sentAll.filter((e) => e.site.id === stack.sites[name].id);
+    const sent = Object.fromEntries(SCRIPTED.map((n) => [n, bySite(n)])) as Record<ScriptedSite, SentEvent[]>;
+    return {
+      stack,
+      day: Object.fromEntries(SCRIPTED.map((n) => [n, reportDay(now, stack.sites[n].timezone)])) as Record<
+        ScriptedSite,
+        string
+      >,
+      sent,
+      visits: Object.fromEntries(SCRIPTED.map((n) => [n, visitsOf(sent[n])])) as Record<
+        ScriptedSite,
+        Visit[]
+      >,
+      bulkPaths: bySite('bulk').map((e) => e.path),
+    };
+  } catch (e) {
+    await stack.stop();
+    throw e;
+  }
+}
