@@ -53,7 +53,7 @@ const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 /** Reads, parses and checks docs/openapi.yaml against the OpenAPI 3.1 schema. */
 export async function loadApiDoc(): Promise<{ doc: ApiDoc; raw: unknown; errors: unknown }> {
   const raw: unknown = parse(readFileSync(OPENAPI_FILE, 'utf8'));
-  const result = await new Validator().validate(structuredClone(raw) as object);
+  const result = await new Validator().validate(structuredClone(raw) as Parameters<Validator['validate']>[0]);
   return { doc: raw as ApiDoc, raw, errors: result.valid ? undefined : result.errors };
 }
 

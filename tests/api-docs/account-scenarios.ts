@@ -1,0 +1,106 @@
+import { expect } from 'vitest';
+import { Agent, PASSWORD, SETUP_TOKEN, totp } from '../accounts/harness.ts';
+import type { DocumentedApp } from './documented-app.ts';
+
+/**
+ * The account flows an owner and a person go through, each answer checked against the document
+ * by the app's `call`: setup, sign-in with and without two-step, the session, a password change,
+ * two-step on and off.
+ */
+
+/** Runs setup through the checked API; the owner's agent. */
+export async function setupOwner(h: DocumentedApp): Promise<Agent> {
+  expect((await h.call('GET', '/api/v1/health')).status).toBe(200);
+  expect((await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: true });
+  const bad = { token: 'not-the-token-at-all', email: 'owner@example.com', password: PASSWORD };
+  expect((await h.call('POST', '/api/v1/setup', { body: bad })).status).toBe(403);
+  const owner = new Agent();
+  const body = { token: SETUP_TOKEN, email: 'owner@example.com', password: PASSWORD };
+  const res = await h.call('POST', '/api/v1/setup', { body, agent: owner });
+  expect(res.status).toBe(201);
+  owner.csrf = res.json<{ csrf_token: string }>().csrf_token;
+  expect((await h.call('POST', '/api/v1/setup', { body })).status).toBe(403);
+  expect((await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: false });
+  return owner;
+}
+
+/** Signs in through the checked API (no two-step). */
+export async function signIn(h: DocumentedApp, email: string, password = PASSWORD): Promise<Agent> {
+  const agent = new Agent();
+  const res = await h.call('POST', '/api/v1/session', { body: { email, password }, agent });
+  expect(res.status).toBe(200);
+  agent.csrf = res.json<{ csrf_token: string }>().csrf_token;
+  return agent;
+}
+
+/** Sign-in, the session, sign-out. */
+export async function sessionFlow(h: DocumentedApp) {
+  const wrong = { email: 'owner@example.com', password: 'not the password at all' };
+  expect((await h.call('POST', '/api/v1/session', { body: wrong })).status).toBe(401);
+  const agent = await signIn(h, 'owner@example.com');
+  const session = await h.call('GET', '/api/v1/session', { agent });
+  expect(session.json()).toMatchObject({ csrf_token: agent.csrf, recovery_codes_left: null });
+  expect((await h.call('DELETE', '/api/v1/session', { agent })).status).toBe(204);
+  expect((await h.call('GET', '/api/v1/session', { agent })).status).toBe(401);
+}
+
+/**
+ * A person added with a password replaces it, turns two-step on, signs in with a code, reads the
+ * recovery codes left, and turns two-step off again.
+ */
+export async function twoStepFlow(h: DocumentedApp, owner: Agent) {
+  const email = 'ann@example.com';
+  const added = await h.call('POST', '/api/v1/people', {
+    body: { email, role: 'viewer', password: PASSWORD },
+    agent: owner,
+  });
+  expect(added.status).toBe(201);
+  expect(added.json()).not.toHaveProperty('password');
+  let ann = await signIn(h, email);
+  const mustChange = await h.call('GET', '/api/v1/session', { agent: ann });
+  expect(mustChange.json<{ person: { must_change_password: boolean } }>().person.must_change_password).toBe(
+    true,
+  );
+  const newPassword = 'ann chose this password';
+  const change = (current: string) => ({ current_password: current, new_password: newPassword });
+  expect(
+    (await h.call('PUT', '/api/v1/account/password', { body: change('wrong!'), agent: ann })).status,
+  ).toBe(400);
+  expect(
+    (await h.call('PUT', '/api/v1/account/password', { body: change(PASSWORD), agent: ann })).status,
+  ).toBe(204);
+
+  const confirm = (code: string) =>
+    h.call('POST', '/api/v1/account/two-step/confirm', { body: { code }, agent: ann });
+  expect((await confirm('123456')).status).toBe(409); // nothing to confirm yet
+  const off = (password: string, code: string) =>
+    h.call('DELETE', '/api/v1/account/two-step', { body: { password, code }, agent: ann });
+  expect((await off(newPassword, '123456')).status).toBe(409); // two-step is not on
+  const setup = (password: string) =>
+    h.call('POST', '/api/v1/account/two-step/setup', { body: { password }, agent: ann });
+  expect((await setup('wrong!')).status).toBe(400);
+  const started = await setup(newPassword);
+  expect(started.status).toBe(200);
+  const { secret } = started.json<{ secret: string }>();
+  expect((await confirm('abcdef')).status).toBe(400);
+  const confirmed = await confirm(totp(secret, h.clock.now()));
+  expect(confirmed.status).toBe(200);
+
+  h.clock.advance(31_000);
+  const first = await h.call('POST', '/api/v1/session', { body: { email, password: newPassword } });
+  expect(first.json()).toMatchObject({ two_step_required: true });
+  const { challenge } = first.json<{ challenge: string }>();
+  const step = (code: string, agent?: Agent) =>
+    h.call('POST', '/api/v1/session/two-step', { body: { challenge, code }, agent });
+  expect((await step('000000x')).status).toBe(401);
+  ann = new Agent();
+  const done = await step(totp(secret, h.clock.now()), ann);
+  expect(done.status).toBe(200);
+  ann.csrf = done.json<{ csrf_token: string }>().csrf_token;
+  const session = await h.call('GET', '/api/v1/session', { agent: ann });
+  expect(session.json()).toMatchObject({ recovery_codes_left: 10 });
+
+  expect((await off('wrong!', '123456')).status).toBe(400);
+  h.clock.advance(31_000);
+  expect((await off(newPassword, totp(secret, h.clock.now()))).status).toBe(204);
+}

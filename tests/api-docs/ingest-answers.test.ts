@@ -1,0 +1,146 @@
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayHealth } from '../../apps/query/src/ingest-status.ts';
+import { pageview, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { type CheckedContract, loadContract } from './documented-app.ts';
+
+/**
+ * The ingest gateway's own routes on a real gateway (TCP, temp data dir), every answer (status,
+ * headers, body) validated against docs/openapi.yaml, and the gateway's own answer for a query
+ * service that is down.
+ */
+
+/** Statuses the document promises that this file cannot reach without breaking the machine. */
+const NOT_EXERCISED: Record<string, string> = {
+  'POST /api/e 503': 'needs a full disk or a stuck write-ahead log',
+  'POST /api/crawl 503': 'needs a full disk or a stuck write-ahead log',
+  'POST /api/crawl 429': 'the crawl limit is a burst of 2000 per address',
+};
+
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+let contract: CheckedContract;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  contract = await loadContract();
+  gw = await startTestGateway();
+});
+afterEach(() => {
+  expect(contract.problems.splice(0)).toEqual([]);
+});
+afterAll(async () => {
+  await gw.stop();
+});
+
+/** Sends a request to the gateway and checks the answer against the document. */
+async function send(
+  method: string,
+  path: string,
+  o: { body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { 'user-agent': BROWSER, ...o.headers };
+  let body: string | undefined;
+  if (o.raw !== undefined || o.body !== undefined) {
+    body = o.raw ?? JSON.stringify(o.body);
+    headers['content-type'] = o.type ?? 'application/json';
+  }
+  const res = await fetch(`${gw.url}${path}`, { method, headers, body });
+  const text = await res.text();
+  contract.problems.push(...contract.checkAnswer(method, path, res, text, o.body));
+  return { status: res.status, headers: res.headers, text };
+}
+
+describe('the ingest gateway answers as docs/openapi.yaml says', () => {
+  it('answers events: accepted, refused field by field, unknown site, wrong proxy key, wrong type, too large', async () => {
+    const site = gw.site.id;
+    expect((await send('POST', '/api/e', { body: pageview(site) })).status).toBe(202);
+    expect(
+      (await send('POST', '/api/e', { body: pageview(site, { k: 'ev', n: 'Signup', p: { plan: 'pro' } }) }))
+        .status,
+    ).toBe(202);
+    expect((await send('POST', '/api/e', { body: pageview(site), headers: { dnt: '1' } })).status).toBe(202);
+    const unknownField = await send('POST', '/api/e', { body: pageview(site, { zz: 1 }) });
+    expect(JSON.parse(unknownField.text)).toMatchObject({ code: 'invalid_body', field: 'zz' });
+    expect((await send('POST', '/api/e', { raw: '{"s":', type: 'application/json' })).status).toBe(400);
+    expect((await send('POST', '/api/e', { body: pageview('nosuchsite') })).status).toBe(404);
+    const wrongKey = { 'x-footfall-proxy-key': 'not-the-key' };
+    expect((await send('POST', '/api/e', { body: pageview(site), headers: wrongKey })).status).toBe(403);
+    expect((await send('POST', '/api/e', { raw: 's=1', type: 'text/plain' })).status).toBe(415);
+    const big = JSON.stringify(pageview(site, { p: { pad: 'x'.repeat(9000) } }));
+    expect((await send('POST', '/api/e', { raw: big })).status).toBe(413);
+  });
+
+  it('answers one visitor over its rate limit with a documented 429 and Retry-After', async () => {
+    let status = 0;
+    for (let i = 0; i < 70 && status !== 429; i++) {
+      status = (await send('POST', '/api/e', { body: pageview(gw.site.id, { v: 'visitor-over-the-limit' }) }))
+        .status;
+    }
+    expect(status).toBe(429);
+  });
+
+  it('answers the CORS preflight of events', async () => {
+    const preflight = await send('OPTIONS', '/api/e', {
+      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+  });
+
+  it('answers crawl hits: counted, discarded, no key, wrong key, unknown site, bad body', async () => {
+    const key = { 'x-footfall-proxy-key': gw.site.proxyKey };
+    const hit = {
+      s: gw.site.id,
+      u: 'https://example.com/docs',
+      ua: 'Mozilla/5.0 (compatible; GPTBot/1.2)',
+      st: 200,
+    };
+    expect((await send('POST', '/api/crawl', { body: hit, headers: key })).status).toBe(202);
+    expect((await send('POST', '/api/crawl', { body: { ...hit, ua: BROWSER }, headers: key })).status).toBe(
+      202,
+    );
+    expect((await send('POST', '/api/crawl', { body: hit })).status).toBe(401);
+    const wrong = { 'x-footfall-proxy-key': 'not-the-key' };
+    expect((await send('POST', '/api/crawl', { body: hit, headers: wrong })).status).toBe(403);
+    expect(
+      (await send('POST', '/api/crawl', { body: { ...hit, s: 'nosuchsite' }, headers: key })).status,
+    ).toBe(404);
+    expect((await send('POST', '/api/crawl', { body: { ...hit, st: 99 }, headers: key })).status).toBe(400);
+    expect((await send('POST', '/api/crawl', { raw: 'u=1', type: 'text/plain', headers: key })).status).toBe(
+      415,
+    );
+    const big = JSON.stringify({ ...hit, ua: 'x'.repeat(9000) });
+    expect((await send('POST', '/api/crawl', { raw: big, headers: key })).status).toBe(413);
+  });
+
+  it('serves the tracker script, revalidates it by ETag and refuses unknown sites', async () => {
+    const script = await send('GET', `/js/${gw.site.id}.js`);
+    expect(script.status).toBe(200);
+    const etag = script.headers.get('etag') ?? '';
+    expect((await send('GET', `/js/${gw.site.id}.js`, { headers: { 'if-none-match': etag } })).status).toBe(
+      304,
+    );
+    expect((await send('GET', '/js/nosuchsite.js')).status).toBe(404);
+  });
+
+  it('answers for a query service that is down with a documented 503 and Retry-After', async () => {
+    const res = await send('GET', '/api/v1/health');
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('reports its status for operator health in the documented shape, and a silent gateway as unreachable', async () => {
+    const statuses = await gatewayHealth(join(gw.dataDir, 'run'));
+    expect(statuses).toHaveLength(1);
+    expect(statuses[0]).toMatchObject({ reachable: true, availability: { state: 'accepting' } });
+    const gone = { reachable: false, stream: 'gone' };
+    for (const status of [...statuses, gone]) {
+      expect(contract.validate('#/components/schemas/GatewayStatus', status)).toEqual([]);
+    }
+  });
+
+  it('has shown every documented status of every ingest operation, except those it cannot reach', () => {
+    expect(contract.unseen(['ingest']).filter((k) => !(k in NOT_EXERCISED))).toEqual([]);
+  });
+});

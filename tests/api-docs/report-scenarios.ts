@@ -1,0 +1,115 @@
+import type { WalEvent } from '@footfall/schema';
+import { expect } from 'vitest';
+import type { Agent } from '../accounts/harness.ts';
+import { type DocumentedApp, walEvent } from './documented-app.ts';
+
+/**
+ * The report routes on a site with data: a few visits loaded straight into the in-memory engine
+ * (as the tailer would), then every read route called with typical and edge parameters, each
+ * answer checked against the document by the app's `call`.
+ */
+
+const MINUTE = 60_000;
+
+/** Two visitors, three visits, pageviews, a custom event with properties and an engagement event. */
+export async function loadVisits(h: DocumentedApp, site: string, now: number): Promise<WalEvent[]> {
+  const at = (minutesAgo: number) => now - minutesAgo * MINUTE;
+  const records: WalEvent[] = [
+    walEvent(site, at(26 * 60), { path: '/', channel: 'Email', utmSource: 'newsletter', utmMedium: 'email' }),
+    walEvent(site, at(26 * 60 - 1), { path: '/pricing' }),
+    walEvent(site, at(3), {
+      path: '/docs',
+      channel: 'Referral',
+      referrerHost: 'news.ycombinator.com',
+      referrerPath: '/item',
+    }),
+    walEvent(site, at(2), { kind: 'ev', name: 'Signup', props: { plan: 'pro', seats: 3, trial: true } }),
+    walEvent(site, at(1), { kind: 'en', engagedMs: 5400, scroll: 80 }),
+    walEvent(site, at(10), { visitor: 'visitor-two', path: '/blog', device: 'mobile', city: 'Berlin' }),
+  ];
+  const result = await h.deps.analytics.engine.applyBatch({
+    records: records.map((record, i) => ({ stream: 'apidocs', seq: BigInt(i + 1), record })),
+  });
+  expect(result.events).toBe(records.length);
+  return records;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export async function reportReads(h: DocumentedApp, site: string, viewer: Agent, now: number) {
+  const base = `/api/v1/sites/${site}`;
+  const get = (path: string) => h.call('GET', `${base}${path}`, { agent: viewer });
+  const period = `from=${day(now - 86_400_000)}&to=${day(now)}`;
+
+  const full = await get(
+    `/report?${period}&compare=previous&daily=1&deep=1&f=page:/docs&f=referrer:&limit=5`,
+  );
+  expect(full.status).toBe(200);
+  const plain = await get(`/report?${period}`);
+  expect(plain.json<{ kpis: { visits: number } }>().kpis.visits).toBe(3);
+  expect(plain.json()).toMatchObject({ bucket: 'hour', compare: null, daily: null });
+  expect((await get('/report')).status).toBe(200); // the default period, empty
+  expect(
+    (await get(`/report?${period}&bucket=day&compare=custom&cfrom=2026-01-01&cto=2026-01-02`)).status,
+  ).toBe(200);
+
+  const csv = await get(`/export.csv?${period}`);
+  expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+  expect(csv.text).toContain('channel,Referral');
+
+  const now5 = await get('/now?limit=1');
+  expect(now5.json()).toMatchObject({ visitors30m: 2, more: 1 });
+  expect((await get('/now')).json<{ recent: unknown[] }>().recent).toHaveLength(2);
+  const events = await get('/events?limit=10');
+  expect(events.json<{ events: { kind: string }[] }>().events.length).toBeGreaterThan(0);
+  expect((await get(`/report/heatmap?${period}&f=device:desktop`)).status).toBe(200);
+  expect((await get(`/report/retention?${period}`)).status).toBe(200);
+  const journey = await get('/journey/visitor-one');
+  expect(journey.json<{ visits: unknown[] }>().visits).toHaveLength(2);
+  expect((await get('/journey/nobody-at-all')).json()).toEqual({ visitor: 'nobody-at-all', visits: [] });
+}
+
+/** 400 naming the parameter, for each kind of wrong parameter. */
+export async function reportParameterErrors(h: DocumentedApp, site: string, viewer: Agent) {
+  const base = `/api/v1/sites/${site}`;
+  const cases: [string, string][] = [
+    ['/report?zz=1', 'zz'],
+    ['/report?from=2026-02-30', 'from'],
+    ['/report?from=2026-03-02&to=2026-03-01', 'to'],
+    ['/report?limit=0', 'limit'],
+    ['/report?f=colour:red', 'f'],
+    ['/export.csv?compare=custom', 'cfrom'],
+    ['/now?limit=201', 'limit'],
+    ['/events?limit=abc', 'limit'],
+    ['/report/heatmap?bucket=day', 'bucket'],
+    ['/report/retention?from=yesterday', 'from'],
+    ['/journey/short', 'visitor'],
+  ];
+  const wrong: string[] = [];
+  for (const [path, field] of cases) {
+    const res = await h.call('GET', `${base}${path}`, { agent: viewer });
+    const got = res.status === 400 ? res.json<{ field?: string }>().field : res.status;
+    if (got !== field) wrong.push(`${path}: want 400 naming ${field}, got ${got}`);
+  }
+  expect(wrong).toEqual([]);
+}
+
+/** The live stream: `ready`, then the visits of a committed batch. */
+export async function liveStream(h: DocumentedApp, site: string, viewer: Agent, now: number) {
+  const stream = await h.live(
+    `/api/v1/sites/${site}/live`,
+    { agent: viewer },
+    () =>
+      h.deps.analytics.live.publish([
+        {
+          stream: 'apidocs',
+          seq: 100n,
+          record: walEvent(site, now, { path: '/live', referrerHost: 'example.org' }),
+        },
+      ]),
+    (events) => events.some((e) => e.event === 'visits'),
+  );
+  expect(stream.status).toBe(200);
+  expect(stream.events.map((e) => e.event)).toEqual(['ready', 'visits']);
+  expect(stream.events[1]?.data).toMatchObject([{ path: '/live', referrer: 'example.org' }]);
+}

@@ -1,0 +1,117 @@
+import { expect } from 'vitest';
+import type { Agent } from '../accounts/harness.ts';
+import type { DocumentedApp } from './documented-app.ts';
+
+/**
+ * What owners manage, called the way the dashboard would, each answer checked against the
+ * document: people, API keys, sites, the site layout and viewers' site access.
+ */
+
+export async function peopleFlow(h: DocumentedApp, owner: Agent, ownerId: string) {
+  const list = await h.call('GET', '/api/v1/people', { agent: owner });
+  expect(list.status).toBe(200);
+  const added = await h.call('POST', '/api/v1/people', {
+    body: { email: 'bob@example.com', role: 'viewer' },
+    agent: owner,
+  });
+  expect(added.status).toBe(201);
+  expect(added.json()).toHaveProperty('password'); // generated, shown once
+  const bob = added.json<{ person: { id: string } }>().person.id;
+  const again = await h.call('POST', '/api/v1/people', {
+    body: { email: 'BOB@example.com', role: 'owner' },
+    agent: owner,
+  });
+  expect(again.status).toBe(409);
+  const role = (id: string, r: string) =>
+    h.call('PATCH', `/api/v1/people/${id}`, { body: { role: r }, agent: owner });
+  expect((await role(bob, 'owner')).json()).toMatchObject({ person: { role: 'owner' } });
+  expect((await role(bob, 'viewer')).status).toBe(200);
+  expect((await role(ownerId, 'viewer')).status).toBe(409); // the last owner
+  expect((await h.call('DELETE', `/api/v1/people/${ownerId}`, { agent: owner })).status).toBe(409);
+  expect((await h.call('DELETE', `/api/v1/people/${bob}`, { agent: owner })).status).toBe(204);
+}
+
+export async function apiKeyFlow(h: DocumentedApp, owner: Agent) {
+  const created = await h.call('POST', '/api/v1/api-keys', { body: { name: 'reporting' }, agent: owner });
+  expect(created.status).toBe(201);
+  const { api_key, key } = created.json<{ api_key: { id: string }; key: string }>();
+  expect((await h.call('GET', '/api/v1/sites', { bearer: key })).status).toBe(200);
+  const list = await h.call('GET', '/api/v1/api-keys', { agent: owner });
+  const listed = list.json<{ api_keys: { id: string; last_used_at: string | null }[] }>().api_keys;
+  expect(listed.find((k) => k.id === api_key.id)?.last_used_at).not.toBeNull();
+  expect((await h.call('DELETE', `/api/v1/api-keys/${api_key.id}`, { agent: owner })).status).toBe(204);
+  expect((await h.call('GET', '/api/v1/sites', { bearer: key })).status).toBe(401);
+}
+
+export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, apiToken: string) {
+  const body = {
+    domain: 'https://Shop.Example.net/pricing',
+    timezone: 'Europe/Berlin',
+    currency: 'EUR',
+    cookieless: true,
+    city_recording: true,
+    icon: '🛒',
+    colour: '#3366FF',
+  };
+  const created = await h.call('POST', '/api/v1/sites', { body, agent: owner });
+  expect(created.status).toBe(201);
+  const site = created.json<{ site: { id: string; proxy_key: string } }>().site;
+  expect(site).toMatchObject({ domain: 'shop.example.net', colour: '#3366ff' });
+  expect((await h.call('POST', '/api/v1/sites', { body, agent: owner })).status).toBe(409);
+
+  const asViewer = await h.call('GET', `/api/v1/sites/${site.id}`, { agent: viewer });
+  expect(asViewer.json<{ site: object }>().site).not.toHaveProperty('proxy_key');
+  expect((await h.call('GET', `/api/v1/sites/${site.id}`, { agent: owner })).json()).toHaveProperty(
+    'site.proxy_key',
+  );
+  expect((await h.call('GET', '/api/v1/sites', { bearer: apiToken })).status).toBe(200);
+  expect((await h.call('GET', '/api/v1/sites', { agent: owner })).status).toBe(200);
+
+  const patch = (b: unknown) => h.call('PATCH', `/api/v1/sites/${site.id}`, { body: b, agent: owner });
+  expect((await patch({ icon: null, colour: null, cookieless: false })).status).toBe(200);
+  expect((await patch({ timezone: 'Mars/Olympus_Mons' })).json()).toMatchObject({ field: 'timezone' });
+  expect((await patch({ domain: 'example.com' })).status).toBe(409);
+  const rotated = await h.call('POST', `/api/v1/sites/${site.id}/proxy-key`, { agent: owner });
+  expect(rotated.json<{ site: { proxy_key: string } }>().site.proxy_key).not.toBe(site.proxy_key);
+  expect((await h.call('DELETE', `/api/v1/sites/${site.id}`, { agent: owner })).status).toBe(204);
+  expect(h.deleted).toContain(site.id);
+}
+
+export async function layoutAndAccessFlow(
+  h: DocumentedApp,
+  owner: Agent,
+  viewer: Agent,
+  ids: { site: string; viewer: string; owner: string },
+) {
+  const layout = {
+    order: [ids.site, 'gone-site'],
+    pins: [ids.site],
+    groups: [{ name: ' Shops ', sites: [ids.site] }],
+  };
+  const saved = await h.call('PUT', '/api/v1/site-layout', { body: layout, agent: owner });
+  expect(saved.json()).toEqual({
+    order: [ids.site],
+    pins: [ids.site],
+    groups: [{ name: 'Shops', sites: [ids.site] }],
+  });
+  expect((await h.call('GET', '/api/v1/site-layout', { agent: viewer })).json()).toEqual(saved.json());
+
+  const access = (id: string, sites: unknown) =>
+    h.call('PUT', `/api/v1/site-access/${id}`, { body: { sites }, agent: owner });
+  expect((await access(ids.viewer, [ids.site])).json()).toMatchObject({ sites: [ids.site] });
+  expect((await access(ids.viewer, ['nosuchsite'])).json()).toMatchObject({ field: 'sites' });
+  expect((await access(ids.owner, [ids.site])).status).toBe(409);
+  const list = await h.call('GET', '/api/v1/site-access', { agent: owner });
+  const viewers = list.json<{ viewers: { person_id: string; sites: unknown }[] }>().viewers;
+  expect(viewers.find((v) => v.person_id === ids.viewer)?.sites).toEqual([ids.site]);
+  expect((await access(ids.viewer, 'all')).json()).toMatchObject({ sites: 'all' });
+}
+
+/** The operator endpoints with the token set (`h`) and unset (`plain`). */
+export async function operatorFlow(h: DocumentedApp, plain: DocumentedApp, token: string) {
+  for (const path of ['/_footfall/health', '/_footfall/usage']) {
+    expect((await h.call('GET', path, { bearer: token })).status).toBe(200);
+    expect((await h.call('GET', path, { bearer: 'not-the-operator-token' })).status).toBe(401);
+    expect((await plain.call('GET', path, { bearer: token })).status).toBe(404);
+  }
+}
