@@ -6,14 +6,21 @@ import { Ledger, SenderPool, sendEvent, sleep } from './senders.ts';
 import { readStored, walEnds, walEventCopies } from './stored.ts';
 import { expectedVisits, visitProblems } from './visits.ts';
 
+/**
+ * The exactly-once proof (issue "Exactly once (in CI)"): the gateway and the query service run as
+ * separate processes on one data dir while 48 senders post 22,000 events. The gateway is SIGKILLed
+ * mid-load, the query service is killed while behind the WAL, both are stopped with SIGTERM, all
+ * restarted; every unacknowledged event and a tenth of the acknowledged ones are resent with the
+ * same ids. Then analytics.duckdb must hold every event once and visits the 30-minute rule gives.
+ */
 const TOTAL = 22_000;
 const SENDERS = 48;
 const SEED = 7;
 const MINUTE = 60_000;
 
-const clusters: Cluster[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const c of clusters.splice(0)) await c.destroy();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const sum = (m: Map<string, bigint>) => [...m.values()].reduce((a, b) => a + b, 0n);
@@ -22,12 +29,13 @@ const firstFew = (ids: Iterable<string>) => [...ids].slice(0, 10).join(', ');
 describe('exactly once through crashes and restarts', () => {
   it('stores every event exactly once, with consistent visits, after the gateway and the query service are killed, stopped, restarted and sent duplicates', async () => {
     const cluster = await Cluster.create();
-    clusters.push(cluster);
+    cleanups.push(() => cluster.destroy());
     onTestFailed(() => console.error(cluster.outputTail()));
     const site = cluster.site;
     const events = planEvents({ total: TOTAL, now: Date.now(), seed: SEED });
     const ledger = new Ledger(events);
     const pool = new SenderPool((e) => sendEvent(cluster.url, site.id, site.domain, e), ledger, SENDERS);
+    cleanups.push(() => pool.stop());
     const n = events.length;
 
     // 1. load both; SIGKILL the gateway mid-load; restart it on the same address; resend what failed
@@ -86,21 +94,10 @@ describe('exactly once through crashes and restarts', () => {
         `query killed ${sum(written) - sum(behind.positions)} records behind`,
     );
 
-    // the report counts every event once, then the query service has applied the whole WAL
+    // the report settles at every event, and the query service has applied the whole WAL
     const pageviews = events.filter((e) => e.kind === 'pv').length;
-    let totals = await settledTotals(cluster, n, 2 * MINUTE);
-    let stored = await stopAndRead(cluster);
-    let ends = await walEnds(cluster.walRoot);
-    for (let round = 0; round < 3 && sum(stored.positions) < sum(ends); round++) {
-      // settled but not at the very end of the WAL: only duplicates were left; let it finish them
-      await cluster.start('query');
-      totals = await settledTotals(cluster, n, MINUTE);
-      stored = await stopAndRead(cluster);
-      ends = await walEnds(cluster.walRoot);
-    }
+    const { totals, stored, ends } = await settleAndRead(cluster, n);
     expect(Object.fromEntries(stored.positions), 'applied positions').toEqual(Object.fromEntries(ends));
-    expect(totals.pageviews, 'pageviews in the report').toBe(pageviews);
-    expect(totals.customEvents, 'custom events in the report').toBe(n - pageviews);
 
     // the WAL really holds duplicates: every acknowledged resend, and failed sends that had been written
     const inWal = await walEventCopies(cluster.walRoot);
@@ -130,6 +127,10 @@ describe('exactly once through crashes and restarts', () => {
         throw new Error(`event ${e.id} stored as ${e.kind} of ${e.visitor}`);
     }
 
+    // the report API, read before the stop, counted each of them once
+    expect(totals.pageviews, 'pageviews in the report').toBe(pageviews);
+    expect(totals.customEvents, 'custom events in the report').toBe(n - pageviews);
+
     // visits: every event in the visit the 30-minute rule gives, counts right, none overlapping
     const problems = visitProblems(stored.events, stored.visits);
     expect(problems.slice(0, 10), `${problems.length} visit problems`).toEqual([]);
@@ -146,7 +147,18 @@ describe('exactly once through crashes and restarts', () => {
   }, 300_000);
 });
 
-async function stopAndRead(cluster: Cluster) {
-  expect(await cluster.signal('query', 'SIGTERM'), 'query service exit code').toBe(0);
-  return readStored(cluster.analyticsDb, cluster.site.id);
+/**
+ * Waits until the report counts all `n` events and stops changing, stops the query service and
+ * reads what it stored. Settled is not always the very end of the WAL (duplicates may be left to
+ * read): then it runs the query service again, at most three more times.
+ */
+async function settleAndRead(cluster: Cluster, n: number) {
+  for (let round = 0; ; round++) {
+    if (round > 0) await cluster.start('query');
+    const totals = await settledTotals(cluster, n, 2 * MINUTE);
+    expect(await cluster.signal('query', 'SIGTERM'), 'query service exit code').toBe(0);
+    const stored = await readStored(cluster.analyticsDb, cluster.site.id);
+    const ends = await walEnds(cluster.walRoot);
+    if (sum(stored.positions) >= sum(ends) || round === 3) return { totals, stored, ends };
+  }
 }
