@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createIngestApp } from '@footfall/ingest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST_ROUTES } from '../../apps/ingest/src/post-handler.ts';
@@ -103,6 +104,18 @@ describe('docs/openapi.yaml', () => {
     expect(c.validate(error, { code: 'not_found', message: 'x', extra: 1 })).not.toEqual([]);
     expect(c.validate(error, { code: 'forbidden', message: 'x' })).not.toEqual([]);
     expect(c.validate(error, { message: 'x' })).not.toEqual([]);
+  });
+
+  it('has every operation in the guide, docs/api.md', () => {
+    const guide = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const site = '/api/v1/sites/{site}';
+    const missing = operations(doc)
+      .map((o) => o.path)
+      .filter((path) => {
+        const short = path.startsWith(`${site}/`) ? `…${path.slice(site.length)}` : path;
+        return !guide.includes(`${path}\``) && !guide.includes(`${short}\``) && !guide.includes(`${path} `);
+      });
+    expect(missing).toEqual([]);
   });
 
   it('closes every object schema that lists its properties, so an undocumented field fails', () => {
