@@ -32,7 +32,8 @@ const open = async (path: string) => {
   current = await visit(suite, path);
   return current;
 };
-const kinds = (events: { kind: string }[], kind: string) => events.filter((e) => e.kind === kind);
+const kinds = <T extends { kind: string }>(events: T[], kind: string) =>
+  events.filter((e) => e.kind === kind);
 
 describe('pageviews', () => {
   it('stores a page load once, with the baked-in site, its path and the cookie visitor id', async () => {
@@ -41,7 +42,13 @@ describe('pageviews', () => {
     const [pv] = await waitForStored(suite, '/load', (events) => events.length === 1);
     const vid = (await context.cookies()).find((c) => c.name === 'footfall_vid')?.value;
     expect(vid).toMatch(/^[\w-]{8,64}$/);
-    expect(pv).toMatchObject({ kind: 'pv', host: 'shop.localhost', path: '/load', visitor: vid, referrer: null });
+    expect(pv).toMatchObject({
+      kind: 'pv',
+      host: 'shop.localhost',
+      path: '/load',
+      visitor: vid,
+      referrer: null,
+    });
     // The one pageview sent is the one stored, under the id the tracker chose.
     expect(traffic.accepted().map((e) => [e.i, e.s, e.k, e.w! > 0])).toEqual([
       [pv?.id, siteId(suite), 'pv', true],
@@ -161,7 +168,10 @@ describe('custom events', () => {
     const { page } = await open('/tagged');
     await page.click('#inner'); // a click inside the tagged element counts too
     const stored = await waitForStored(suite, '/tagged', (events) => kinds(events, 'ev').length === 1);
-    expect(kinds(stored, 'ev')[0]).toMatchObject({ name: 'Add to cart', props: { sku: 'A-1', colour: 'red' } });
+    expect(kinds(stored, 'ev')[0]).toMatchObject({
+      name: 'Add to cart',
+      props: { sku: 'A-1', colour: 'red' },
+    });
   });
 
   it('stores Outbound Link and File Download events with the url, not for same-site links', async () => {

@@ -9,13 +9,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import {
-  COOKIE_DOMAIN,
-  COOKIELESS_DOMAIN,
-  type LiveEvent,
-  type RealStack,
-  startRealStack,
-} from './stack.ts';
+import { COOKIE_DOMAIN, COOKIELESS_DOMAIN, type LiveEvent, type RealStack, startRealStack } from './stack.ts';
 import { type Traffic, watchTraffic } from './traffic.ts';
 
 /** Which of the stack's two sites a page belongs to. */
@@ -23,7 +17,9 @@ export type SiteMode = 'cookie' | 'cookieless';
 
 /**
  * A desktop Chromium's user agent. Headless Chromium names itself `HeadlessChrome`, and the real
- * gateway (rightly) drops such events as automation, storing nothing.
+ * gateway (rightly) drops such events as automation, storing nothing. It is set for the whole
+ * browser: a per-context override does not reach keepalive requests that outlive their page (the
+ * engagement sent while leaving), which would then go out as HeadlessChrome and be dropped.
  */
 const PERSON_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/150.0.0.0 Safari/537.36';
@@ -57,13 +53,9 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-quic',
+      `--user-agent=${PERSON_UA}`,
     ],
   });
-}
-
-/** A fresh profile (no cookies, no storage) that looks like a person's browser. */
-export function newContext(browser: Browser): Promise<BrowserContext> {
-  return browser.newContext({ userAgent: PERSON_UA });
 }
 
 /** The page address on the host name of the site in `mode`. */
@@ -111,7 +103,7 @@ export interface VisitOptions {
 
 /** Opens `path` in a new visitor's browser and waits for the tracker to replace the stub. */
 export async function visit(suite: Suite, path: string, options: VisitOptions = {}): Promise<Visit> {
-  const context = await newContext(suite.browser);
+  const context = await suite.browser.newContext();
   const traffic = watchTraffic(context, suite.stack.gatewayUrl);
   if (options.init) await context.addInitScript(options.init);
   await options.prepare?.(context);
@@ -125,7 +117,11 @@ export const trackerReady = (page: Page) =>
   page.waitForFunction(() => typeof window.footfall === 'function' && !('q' in window.footfall));
 
 /** Stored pageviews and custom events (the recent feed) whose path is `path` or below it, oldest first. */
-export async function storedUnder(suite: Suite, path: string, mode: SiteMode = 'cookie'): Promise<LiveEvent[]> {
+export async function storedUnder(
+  suite: Suite,
+  path: string,
+  mode: SiteMode = 'cookie',
+): Promise<LiveEvent[]> {
   const feed = await suite.stack.feed(siteId(suite, mode));
   return feed.filter((e) => e.path === path || e.path.startsWith(`${path}/`)).toReversed();
 }

@@ -1,54 +1,65 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayUnderTest } from '../../packages/tracker/src/testing/recording-gateway.ts';
 import {
-  COOKIELESS_SITE,
-  launchBrowser,
-  type PageServer,
+  type GatewayUnderTest,
+  startRecordingGateway,
+} from '../../packages/tracker/src/testing/recording-gateway.ts';
+import {
+  inSentOrder,
   pageHtml,
-  startGateway,
-  startPageServer,
-  waitUntil,
+  type Suite,
+  scriptUrl,
+  siteId,
+  startSuite,
+  stopSuite,
+  storedUnder,
+  type Visit,
+  type VisitOptions,
+  visit,
+  waitFor,
+  waitForStored,
 } from './harness.ts';
 
-let gateway: GatewayUnderTest;
-let pages: PageServer;
-let browser: Browser;
-let context: BrowserContext;
+let suite: Suite;
+// The recording stand-in, beside the real gateway for the "nothing was sent" tests: its request log
+// sees every body that reaches it, valid or not, even one sent while the page unloads (which
+// Playwright's network events miss). The real gateway can only show that nothing was stored.
+let standIn: GatewayUnderTest;
+let current: Visit | undefined;
 
 beforeAll(async () => {
-  [gateway, pages, browser] = await Promise.all([startGateway(), startPageServer(), launchBrowser()]);
+  suite = await startSuite();
+  standIn = await startRecordingGateway({
+    sites: { [siteId(suite)]: { cookieless: false } },
+  });
 });
 afterAll(async () => {
-  await browser?.close();
-  await Promise.all([gateway?.close(), pages?.close()]);
+  await stopSuite(suite);
+  await standIn?.close();
 });
 afterEach(async () => {
-  await context?.close();
-  expect(gateway.rejected()).toEqual([]);
+  await current?.context.close();
+  expect(current?.traffic.refused()).toEqual([]);
+  expect(standIn.rejected()).toEqual([]);
+  current = undefined;
 });
 
-async function open(path: string, initScript?: string): Promise<Page> {
-  context = await browser.newContext();
-  if (initScript) await context.addInitScript(initScript);
-  const page = await context.newPage();
-  await page.goto(pages.url + path);
-  await page.waitForFunction(() => typeof window.footfall === 'function' && !('q' in window.footfall));
-  return page;
-}
-
-const eventsOf = (path: string) => gateway.events().filter((e) => new URL(e.u).pathname.startsWith(path));
+const open = async (path: string, options?: VisitOptions) => {
+  current = await visit(suite, path, options);
+  return current;
+};
 
 /** Everything the tracker could keep in this browser for the page's origin. */
-async function stored(page: Page) {
+async function kept(page: Page) {
   const storage = await page.evaluate(() => ({
     local: Object.keys(localStorage),
     session: Object.keys(sessionStorage),
   }));
-  return { cookies: (await context.cookies()).map((c) => c.name), ...storage };
+  return { cookies: (await page.context().cookies()).map((c) => c.name), ...storage };
 }
+const NOTHING = { cookies: [], local: [], session: [] };
 
-/** Clicks, navigates in-app, sends an event and leaves: every way the tracker could send. */
+/** Clicks, navigates in-app, sends an event and scrolls: every way the tracker could send. */
 async function doEverything(page: Page, path: string): Promise<void> {
   await page.evaluate((p) => {
     window.footfall('event', 'While refused');
@@ -58,113 +69,146 @@ async function doEverything(page: Page, path: string): Promise<void> {
   await page.click('#tagged');
 }
 
-/**
- * Proves a refused page sent nothing: after it is left (which flushes everything), a control page
- * on the same gateway is counted, so anything the refused page sent would have arrived before.
- */
-async function expectNothingSentFrom(page: Page, path: string): Promise<void> {
-  await page.goto('about:blank');
-  const control = await context.browser()!.newContext();
-  const other = await control.newPage();
-  pages.set('/control', pageHtml(gateway));
-  const before = gateway.events().length;
-  await other.goto(`${pages.url}/control`);
-  await waitUntil('the control pageview', () => gateway.events().length > before);
-  await control.close();
-  expect(eventsOf(path)).toEqual([]);
-}
-
 const BODY = '<div style="height:3000px"><button id="tagged" data-footfall-event="Tagged">t</button></div>';
+
+/** Where a refused page loads its script from, and how a test proves that nothing arrived there. */
+const backends = {
+  'the real gateway': {
+    src: () => scriptUrl(suite),
+    /**
+     * After the page is left (which flushes everything), a control page's pageview is stored;
+     * the write-ahead log keeps arrival order, so anything the refused page sent is stored by then.
+     */
+    async expectNothingFrom(page: Page, path: string) {
+      await page.goto('about:blank');
+      const control = await visit(suite, `/control${path}`);
+      await waitForStored(suite, `/control${path}`, (events) => events.length === 1);
+      await control.context.close();
+      expect(await storedUnder(suite, path)).toEqual([]);
+      // And nothing left the browser while the page was open.
+      expect(current?.traffic.attempts()).toEqual([]);
+    },
+  },
+  'the recording stand-in': {
+    src: () => `${standIn.url}/js/${siteId(suite)}.js`,
+    async expectNothingFrom(page: Page, path: string) {
+      await page.goto('about:blank');
+      const control = await visit(suite, `/control${path}`);
+      await waitFor('the control pageview', () =>
+        standIn.events().find((e) => e.u.includes(`/control${path}`)),
+      );
+      await control.context.close();
+      expect(standIn.events().filter((e) => new URL(e.u).pathname.startsWith(path))).toEqual([]);
+    },
+  },
+};
 
 describe('consent', () => {
   it("stops all sending and storing at footfall('consent', false), and resumes at true", async () => {
-    pages.set('/consent', pageHtml(gateway, { body: BODY }));
-    const page = await open('/consent');
-    await waitUntil('the pageview', () => eventsOf('/consent').length === 1);
-    const firstVisitor = eventsOf('/consent')[0]?.v;
-    expect((await stored(page)).cookies).toContain('footfall_vid');
+    suite.pages.set('/consent', pageHtml(scriptUrl(suite), { body: BODY }));
+    const { page, traffic } = await open('/consent');
+    const [first] = await waitForStored(suite, '/consent', (events) => events.length === 1);
+    expect((await kept(page)).cookies).toContain('footfall_vid');
 
     await page.evaluate(() => window.footfall('consent', false));
-    expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
+    expect(await kept(page)).toEqual(NOTHING);
     await doEverything(page, '/consent');
-    expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
+    expect(await kept(page)).toEqual(NOTHING);
 
     await page.evaluate(() => window.footfall('consent', true));
     await page.evaluate(() => window.footfall('event', 'After consent'));
-    await waitUntil('the event after consent', () =>
-      eventsOf('/consent').some((e) => e.n === 'After consent'),
+    const stored = await waitForStored(suite, '/consent', (events) =>
+      events.some((e) => e.name === 'After consent'),
     );
     // The in-app page reached while refused is counted once consent returns; nothing sent meanwhile.
-    expect(eventsOf('/consent').map((e) => [e.k, e.n, new URL(e.u).pathname])).toEqual([
-      ['pv', undefined, '/consent'],
-      ['pv', undefined, '/consent/elsewhere'],
+    expect(inSentOrder(stored, traffic).map((e) => [e.kind, e.name, e.path])).toEqual([
+      ['pv', null, '/consent'],
+      ['pv', null, '/consent/elsewhere'],
       ['ev', 'After consent', '/consent/elsewhere'],
     ]);
-    // A new visitor id: the old one was forgotten with the cookie.
-    expect(eventsOf('/consent')[2]?.v).not.toBe(firstVisitor);
-  });
-
-  it('sends nothing and stores nothing when consent is refused through the stub before the script loads', async () => {
-    pages.set('/refused', pageHtml(gateway, { body: BODY, early: "footfall('consent', false)" }));
-    const page = await open('/refused');
-    await doEverything(page, '/refused');
-    expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
-    await expectNothingSentFrom(page, '/refused');
+    expect(traffic.attempts()).toHaveLength(3);
+    // A new visitor: the old id was forgotten with the cookie.
+    expect(stored.at(-1)?.visitor).not.toBe(first?.visitor);
   });
 
   it('waits for consent with data-require-consent, then counts the current page', async () => {
-    pages.set('/optin', pageHtml(gateway, { body: BODY, attrs: 'data-require-consent' }));
-    const page = await open('/optin');
+    suite.pages.set('/optin', pageHtml(scriptUrl(suite), { body: BODY, attrs: 'data-require-consent' }));
+    const { page, traffic } = await open('/optin');
     await page.evaluate(() => window.footfall('event', 'Before consent'));
-    expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
+    expect(await kept(page)).toEqual(NOTHING);
+    expect(traffic.attempts()).toEqual([]);
     await page.evaluate(() => window.footfall('consent', true));
-    await waitUntil('the pageview', () => eventsOf('/optin').length === 1);
-    expect(eventsOf('/optin')[0]).toMatchObject({ k: 'pv' });
-    expect((await stored(page)).cookies).toEqual(['footfall_vid']);
+    const stored = await waitForStored(suite, '/optin', (events) => events.length === 1);
+    expect(stored.map((e) => [e.kind, e.name])).toEqual([['pv', null]]);
+    expect((await kept(page)).cookies).toEqual(['footfall_vid']);
   });
+
+  for (const [name, backend] of Object.entries(backends)) {
+    it(`sends nothing and stores nothing when consent is refused through the stub (${name})`, async () => {
+      const path = `/refused-${name.length}`;
+      suite.pages.set(path, pageHtml(backend.src(), { body: BODY, early: "footfall('consent', false)" }));
+      suite.pages.set(`/control${path}`, pageHtml(backend.src()));
+      const { page } = await open(path);
+      await doEverything(page, path);
+      expect(await kept(page)).toEqual(NOTHING);
+      await backend.expectNothingFrom(page, path);
+    });
+  }
 });
 
 describe('browser privacy signals', () => {
-  const cases = [
-    ['Do Not Track', "Object.defineProperty(Navigator.prototype, 'doNotTrack', { get: () => '1' })"],
-    [
-      'Global Privacy Control',
+  const signals = {
+    'Do Not Track': "Object.defineProperty(Navigator.prototype, 'doNotTrack', { get: () => '1' })",
+    'Global Privacy Control':
       "Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true })",
-    ],
-  ] as const;
-  for (const [name, init] of cases) {
-    it(`sends and stores nothing under ${name}, even after footfall('consent', true)`, async () => {
-      const path = `/signal-${name.length}`;
-      pages.set(path, pageHtml(gateway, { body: BODY }));
-      const page = await open(path, init);
-      await page.evaluate(() => window.footfall('consent', true));
-      await doEverything(page, path);
-      expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
-      await expectNothingSentFrom(page, path);
-    });
+  };
+  for (const [signal, init] of Object.entries(signals)) {
+    for (const [name, backend] of Object.entries(backends)) {
+      it(`sends and stores nothing under ${signal}, even after footfall('consent', true) (${name})`, async () => {
+        const path = `/signal-${signal.length}-${name.length}`;
+        suite.pages.set(path, pageHtml(backend.src(), { body: BODY }));
+        suite.pages.set(`/control${path}`, pageHtml(backend.src()));
+        // Only the script sees the signal: the browser sends no DNT or Sec-GPC header, so the
+        // gateway would store anything that was sent.
+        const { page } = await open(path, { init });
+        await page.evaluate(() => window.footfall('consent', true));
+        await doEverything(page, path);
+        expect(await kept(page)).toEqual(NOTHING);
+        await backend.expectNothingFrom(page, path);
+      });
+    }
   }
 });
 
 describe('cookieless mode', () => {
   it('keeps nothing in the browser and sends no visitor id, and removes a cookie left from cookie mode', async () => {
-    pages.set(
+    suite.pages.set(
       '/cookieless',
-      pageHtml(gateway, {
-        site: COOKIELESS_SITE,
+      pageHtml(scriptUrl(suite, 'cookieless'), {
         body: `${BODY}<a id="buy" href="https://buy.stripe.com/test_123">buy</a>`,
       }),
     );
-    context = await browser.newContext();
-    await context.addCookies([{ name: 'footfall_vid', value: 'leftover-id-123', url: pages.url }]);
-    const page = await context.newPage();
-    await page.goto(`${pages.url}/cookieless`);
-    await page.waitForFunction(() => typeof window.footfall === 'function' && !('q' in window.footfall));
+    const { page, traffic } = await open('/cookieless', {
+      mode: 'cookieless',
+      prepare: (context) =>
+        context.addCookies([
+          { name: 'footfall_vid', value: 'leftover-id-123', url: 'http://quiet.localhost' },
+        ]),
+    });
     await page.evaluate(() => document.addEventListener('click', (event) => event.preventDefault()));
     await page.evaluate(() => window.footfall('event', 'Cookieless event', { a: 1 }));
     await page.click('#buy');
-    await waitUntil('pageview, event and outbound click', () => eventsOf('/cookieless').length === 3);
-    expect(eventsOf('/cookieless').map((e) => e.v)).toEqual([undefined, undefined, undefined]);
-    expect(await stored(page)).toEqual({ cookies: [], local: [], session: [] });
+    const stored = await waitForStored(suite, '/cookieless', (events) => events.length === 3, 'cookieless');
+    expect(inSentOrder(stored, traffic).map((e) => [e.kind, e.name, e.props])).toEqual([
+      ['pv', null, null],
+      ['ev', 'Cookieless event', { a: 1 }],
+      ['ev', 'Outbound Link', { url: 'https://buy.stripe.com/test_123' }],
+    ]);
+    expect(traffic.accepted().map((e) => e.v)).toEqual([undefined, undefined, undefined]);
+    // The server's daily hash stands in for the visitor: one for the three, not the leftover cookie.
+    expect(new Set(stored.map((e) => e.visitor)).size).toBe(1);
+    expect(stored[0]?.visitor).not.toBe('leftover-id-123');
+    expect(await kept(page)).toEqual(NOTHING);
     // No stable id to hand to a checkout: the link is left as it was.
     expect(await page.getAttribute('#buy', 'href')).toBe('https://buy.stripe.com/test_123');
   });

@@ -16,8 +16,9 @@ export interface RejectedBody {
 }
 
 /**
- * What the browser tests need from a gateway. The recording stand-in implements it; pointing the
- * tests at the real ingest gateway means implementing these few members around it.
+ * The recording stand-in's view for the browser tests (tests/tracker). Those run against the real
+ * stack; the stand-in remains for what the real gateway cannot do on demand (answer 503 with
+ * Retry-After, serve the `vitals` build) and to log every body that reaches it, valid or not.
  */
 export interface GatewayUnderTest {
   /** Origin the browser loads `/js/<site>.js` from and posts `/api/e` to. */
