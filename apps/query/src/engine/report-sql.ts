@@ -44,14 +44,31 @@ export function bucketKeySql(bucket: Bucket, column: string, local: string): str
   }
 }
 
+/** One breakdown of visits: its section name and the columns it groups by. */
+interface Group {
+  section: string;
+  cols: readonly string[];
+}
+
+/** The section, day, bucket and value columns every breakdown row carries. */
+function groupKeys(g: Group): string {
+  const has = (c: string) => g.cols.includes(c);
+  const val = g.cols.find((c) => c !== 'day' && c !== 'bkt');
+  return `'${g.section}' AS section, ${has('day') ? 'day' : 'NULL::BIGINT'} AS day,
+    ${has('bkt') ? 'bkt' : 'NULL::BIGINT'} AS bkt, ${val ?? 'NULL::VARCHAR'} AS val`;
+}
+
+const groupBy = (cols: readonly string[]) => (cols.length === 0 ? '' : `GROUP BY ${cols.join(', ')}`);
+
 /**
  * One statement for a period: totals (section 'total'), the chart ('chart', key `bkt`), visit
  * breakdowns (section = dimension), pages and custom events, optionally per local day.
  *
  * Distinct visitors without a DISTINCT over every row: a visitor with one visit in the period
  * is one visitor of whatever that visit shows, so `visitors = visits - duplicates`, where the
- * duplicates are counted with DISTINCT among the (few) visits of visitors who came more than
- * once. For pages and events the same works on "first view of this path in its visit" rows.
+ * duplicates are counted among the (few) visits of visitors who came more than once, as each
+ * such visitor's visits in the row minus one. For pages and events the same works (with
+ * DISTINCT) on "first view of this path in its visit" rows.
  */
 export function buildReportQuery(input: ReportSqlInput): Query {
   const p = new Params();
@@ -63,29 +80,40 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   const dims = input.dimensions;
   const dimCols = dims.map((d) => `${DIMENSION_COLUMNS[d]} AS ${d}`).join(', ');
 
-  const sets = ['()', '(bkt)', ...dims.map((d) => `(${d})`)];
-  if (input.daily) sets.push(...dims.map((d) => `(day, ${d})`));
-  const section = `CASE ${dims.map((d) => `WHEN GROUPING(${d}) = 0 THEN '${d}'`).join(' ')}
-    WHEN GROUPING(bkt) = 0 THEN 'chart' ELSE 'total' END`;
-  const val =
-    dims.length === 0 ? 'NULL::VARCHAR' : dims.length === 1 ? dims[0] : `coalesce(${dims.join(', ')})`;
+  // One plain GROUP BY per breakdown, joined by UNION ALL, not GROUPING SETS: DuckDB builds a
+  // hash table per grouping set and thread, and with count(DISTINCT) beside them a daily report
+  // of a million events ran out of the default 256 MB. Plain aggregates stay small and cost less.
+  const groups: Group[] = [
+    { section: 'total', cols: [] },
+    { section: 'chart', cols: ['bkt'] },
+    ...dims.map((d) => ({ section: d, cols: [d] })),
+    ...(input.daily ? dims.map((d) => ({ section: d, cols: ['day', d] })) : []),
+  ];
   const dayKey = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL::BIGINT';
-  const keys = `${section} AS section, ${dayKey} AS day,
-    CASE WHEN GROUPING(bkt) = 0 THEN bkt END AS bkt, ${val} AS val`;
-  const groupBy = `GROUP BY GROUPING SETS (${sets.join(', ')})`;
 
   const ctes = [
-    `s AS NOT MATERIALIZED (
+    `s AS MATERIALIZED (
       SELECT visitor_key, pageviews, duration_ms, session_id${dimCols ? `, ${dimCols}` : ''},
         ${bucketKeySql(input.bucket, 'started_at', local)} AS bkt, ${local} // ${DAY} AS day
       FROM sessions
       WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where})`,
     'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
-    `va AS (SELECT ${keys}, count(*) AS visits, sum(pageviews) AS pageviews,
+    'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
+    `va AS (${groups
+      .map(
+        (g) => `SELECT ${groupKeys(g)}, count(*) AS visits, sum(pageviews) AS pageviews,
        count(*) FILTER (WHERE pageviews = 1) AS bounces, sum(duration_ms) AS duration_ms, 0 AS hits
-     FROM s ${groupBy})`,
-    `vb AS (SELECT ${keys}, count(*) - count(DISTINCT visitor_key) AS dup
-     FROM (SELECT * FROM s SEMI JOIN multi USING (visitor_key)) ${groupBy})`,
+     FROM s ${groupBy(g.cols)}`,
+      )
+      .join('\nUNION ALL\n')})`,
+    // visits minus distinct visitors = the sum over visitors of (their visits - 1), no DISTINCT
+    `vb AS (${groups
+      .map(
+        (g) => `SELECT ${groupKeys(g)}, sum(n) - count(*) AS dup
+     FROM (SELECT ${[...g.cols, 'count(*) AS n'].join(', ')} FROM sm ${groupBy([...g.cols, 'visitor_key'])})
+     ${groupBy(g.cols)}`,
+      )
+      .join('\nUNION ALL\n')})`,
   ];
   const parts = [
     `SELECT va.*, coalesce(vb.dup, 0) AS dup FROM va LEFT JOIN vb ON va.section = vb.section
