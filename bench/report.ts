@@ -2,8 +2,9 @@
 // written through the WAL, `footfall query` (2 engine threads, 256 MB) tails it into DuckDB, then
 // uncached 30-day reports are timed by their Server-Timing header. Writes bench/results/report.md.
 // Run: pnpm bench:report [--sizes 1000000,10000000] [--reports 40] [--out file.md] [--keep]
+// or, on directories an earlier --keep left (data loaded already): --reuse dir1,dir2
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,13 +32,20 @@ interface SeriesResult {
   p95: number;
   max: number;
   clientP50: number;
+  /** answers other than 200 (not timed) and the first one's body */
+  failed: number;
+  error?: string;
 }
 
-interface SizeResult {
+/** What a generation and tail left for a later `--reuse` of the same directory. */
+interface TailRecord {
   demo: DemoDataSummary;
   generateSeconds: number;
   tailSeconds: number;
   tailCpuSeconds: number | null;
+}
+
+interface SizeResult extends TailRecord {
   series: SeriesResult[];
   fullRange: { ms: number; days: number };
   kpis: { visitors: number; visits: number; pageviews: number; bounceRate: number; visitDuration: number };
@@ -87,12 +95,18 @@ async function timeSeries(
   const today = todayIn(demo.timeZone);
   const server: number[] = [];
   const client: number[] = [];
+  let failed = 0;
+  let error: string | undefined;
   // two warm-up requests on windows the timed ones do not use
   for (let i = -2; i < n; i++) {
     const to = today - (i < 0 ? n - i : i) * DAY;
     const path = `/api/v1/sites/${demo.siteId}/report?from=${day(to - 29 * DAY)}&to=${day(to)}${series.query}`;
     const res = await q.get(path);
-    if (res.status !== 200) throw new Error(`report answered ${res.status}: ${res.body.slice(0, 500)}`);
+    if (res.status !== 200) {
+      failed++;
+      error ??= `${res.status} ${res.body.slice(0, 300)}`;
+      continue;
+    }
     if (i < 0) continue;
     server.push(res.serverMs);
     client.push(res.clientMs);
@@ -104,81 +118,103 @@ async function timeSeries(
     p95: percentile(server, 95),
     max: Math.max(...server),
     clientP50: percentile(client, 50),
+    failed,
+    ...(error === undefined ? {} : { error }),
   };
 }
 
-async function runSize(events: number, reports: number, keep: boolean): Promise<SizeResult> {
-  const tmp = mkdtempSync(join(tmpdir(), 'ff-bench-report-'));
-  const dataDir = join(tmp, 'data');
+/** Generates demo data into a fresh directory and tails it, or reuses a kept directory. */
+async function prepare(events: number, reuse: string | undefined, q: () => Promise<QueryProcess>) {
+  if (reuse !== undefined) {
+    const record = JSON.parse(readFileSync(join(reuse, 'tail.json'), 'utf8')) as TailRecord;
+    return { record, query: await q() };
+  }
+  const started = performance.now();
+  const demo = await writeDemoData({
+    dataDir: dataDirOf(current),
+    events,
+    onProgress: (n) => process.stderr.write(`\rgenerating: ${n.toLocaleString('en')} events`),
+  });
+  const generateSeconds = (performance.now() - started) / 1000;
+  process.stderr.write(
+    `\nwrote ${demo.events.toLocaleString('en')} events in ${generateSeconds.toFixed(1)} s\n`,
+  );
+  const query = await q();
+  const cpuAtListen = await cpuSecondsOf(query.pid);
+  const done = await waitForTail(query, demo, Math.max(600_000, events / 5));
+  const cpuAtDone = await cpuSecondsOf(query.pid);
+  const record: TailRecord = {
+    demo,
+    generateSeconds,
+    tailSeconds: (done - query.listeningAt) / 1000,
+    tailCpuSeconds: cpuAtDone !== null && cpuAtListen !== null ? cpuAtDone - cpuAtListen : null,
+  };
+  writeFileSync(join(current, 'tail.json'), JSON.stringify(record));
+  process.stderr.write(`tailed in ${record.tailSeconds.toFixed(1)} s\n`);
+  return { record, query };
+}
+
+let current = '';
+const dataDirOf = (dir: string) => join(dir, 'data');
+
+async function runSize(events: number, reports: number, keep: boolean, reuse?: string): Promise<SizeResult> {
+  current = reuse ?? mkdtempSync(join(tmpdir(), 'ff-bench-report-'));
+  const dataDir = dataDirOf(current);
   const loadBefore = load();
+  const token = randomBytes(24).toString('base64url');
+  let q: QueryProcess | undefined;
+  let peak = 0;
+  const sampler = setInterval(async () => {
+    if (q) peak = Math.max(peak, (await rssOf(q.pid)) ?? 0);
+  }, 500);
   try {
-    let started = performance.now();
-    const demo = await writeDemoData({
-      dataDir,
-      events,
-      onProgress: (n) => process.stderr.write(`\rgenerating: ${n.toLocaleString('en')} events`),
+    const { record, query } = await prepare(events, reuse, async () => {
+      q = await startQuery(dataDir, ENGINE, token);
+      return q;
     });
-    const generateSeconds = (performance.now() - started) / 1000;
-    process.stderr.write(
-      `\nwrote ${demo.events.toLocaleString('en')} events in ${generateSeconds.toFixed(1)} s\n`,
-    );
-
-    const token = randomBytes(24).toString('base64url');
-    started = performance.now();
-    const q = await startQuery(dataDir, ENGINE, token);
-    let peak = 0;
-    const sampler = setInterval(async () => {
-      peak = Math.max(peak, (await rssOf(q.pid)) ?? 0);
-    }, 500);
-    try {
-      const cpuAtListen = await cpuSecondsOf(q.pid);
-      const done = await waitForTail(q, demo, Math.max(600_000, events / 5));
-      const cpuAtDone = await cpuSecondsOf(q.pid);
-      const tailSeconds = (done - q.listeningAt) / 1000;
-      process.stderr.write(`tailed in ${tailSeconds.toFixed(1)} s\n`);
-      const afterTail = await rssOf(q.pid);
-
-      const series: SeriesResult[] = [];
-      for (const s of SERIES) {
-        series.push(await timeSeries(q, demo, s, reports));
-        process.stderr.write(`${s.name}: p50 ${series.at(-1)!.p50} ms, p95 ${series.at(-1)!.p95} ms\n`);
-      }
-      const today = todayIn(demo.timeZone);
-      const last30 = JSON.parse(
-        (await q.get(`/api/v1/sites/${demo.siteId}/report?from=${day(today - 29 * DAY)}&to=${day(today)}`))
-          .body,
-      ) as { kpis: SizeResult['kpis'] };
-      // the whole history: every generated pageview belongs to a visit, so the counts must match
-      const firstDay = Date.parse(
-        `${new Intl.DateTimeFormat('en-CA', { timeZone: demo.timeZone }).format(demo.firstAt)}T00:00:00Z`,
+    const { demo } = record;
+    const afterTail = await rssOf(query.pid);
+    const series: SeriesResult[] = [];
+    for (const s of SERIES) {
+      const r = await timeSeries(query, demo, s, reports);
+      series.push(r);
+      process.stderr.write(
+        `${s.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, ${r.failed} failed ${r.error ?? ''}\n`,
       );
-      const full = await q.get(`/api/v1/sites/${demo.siteId}/report?from=${day(firstDay)}&to=${day(today)}`);
-      const fullKpis = (JSON.parse(full.body) as { kpis: SizeResult['kpis'] }).kpis;
-      if (fullKpis.pageviews !== demo.pageviews)
-        throw new Error(`report counts ${fullKpis.pageviews} pageviews, ${demo.pageviews} were written`);
-      clearInterval(sampler);
-      peak = Math.max(peak, (await rssOf(q.pid)) ?? 0);
-      await q.stop();
-      const db = join(dataDir, 'analytics.duckdb');
-      return {
-        demo,
-        generateSeconds,
-        tailSeconds,
-        tailCpuSeconds: cpuAtDone !== null && cpuAtListen !== null ? cpuAtDone - cpuAtListen : null,
-        series,
-        fullRange: { ms: full.serverMs, days: Math.round((today - firstDay) / DAY) + 1 },
-        kpis: last30.kpis,
-        rss: { afterTail, peak },
-        dbBytes: fileSize(db) + fileSize(`${db}.wal`),
-        load: { before: loadBefore, after: load() },
-      };
-    } finally {
-      clearInterval(sampler);
-      await q.stop();
     }
+    const today = todayIn(demo.timeZone);
+    const last30 = await query.get(
+      `/api/v1/sites/${demo.siteId}/report?from=${day(today - 29 * DAY)}&to=${day(today)}`,
+    );
+    // the whole history: every generated pageview belongs to a visit, so the counts must match
+    const firstDay = Date.parse(
+      `${new Intl.DateTimeFormat('en-CA', { timeZone: demo.timeZone }).format(demo.firstAt)}T00:00:00Z`,
+    );
+    const full = await query.get(
+      `/api/v1/sites/${demo.siteId}/report?from=${day(firstDay)}&to=${day(today)}`,
+    );
+    if (full.status !== 200 || last30.status !== 200)
+      throw new Error(`report answered ${full.status} / ${last30.status}: ${full.body.slice(0, 300)}`);
+    const fullKpis = (JSON.parse(full.body) as { kpis: SizeResult['kpis'] }).kpis;
+    if (fullKpis.pageviews !== demo.pageviews)
+      throw new Error(`report counts ${fullKpis.pageviews} pageviews, ${demo.pageviews} were written`);
+    peak = Math.max(peak, (await rssOf(query.pid)) ?? 0);
+    await query.stop();
+    const db = join(dataDir, 'analytics.duckdb');
+    return {
+      ...record,
+      series,
+      fullRange: { ms: full.serverMs, days: Math.round((today - firstDay) / DAY) + 1 },
+      kpis: (JSON.parse(last30.body) as { kpis: SizeResult['kpis'] }).kpis,
+      rss: { afterTail, peak },
+      dbBytes: fileSize(db) + fileSize(`${db}.wal`),
+      load: { before: loadBefore, after: load() },
+    };
   } finally {
-    if (keep) process.stderr.write(`kept ${dataDir}\n`);
-    else rmSync(tmp, { recursive: true, force: true });
+    clearInterval(sampler);
+    await q?.stop();
+    if (keep || reuse) process.stderr.write(`kept ${current} (--reuse ${current})\n`);
+    else rmSync(current, { recursive: true, force: true });
   }
 }
 
@@ -270,13 +306,18 @@ async function main(): Promise<void> {
       reports: { type: 'string', default: '40' },
       out: { type: 'string', default: join(root, 'bench/results/report.md') },
       keep: { type: 'boolean', default: false },
+      /** a directory kept by --keep: its data is already loaded, only reports run */
+      reuse: { type: 'string' },
     },
   });
   const reports = Number(values.reports);
   const results: SizeResult[] = [];
-  for (const size of values.sizes.split(',').map(Number)) {
-    process.stderr.write(`\n== ${size.toLocaleString('en')} events ==\n`);
-    results.push(await runSize(size, reports, values.keep));
+  const runs = values.reuse ? values.reuse.split(',') : values.sizes.split(',');
+  for (const run of runs) {
+    process.stderr.write(`\n== ${run} ==\n`);
+    results.push(
+      values.reuse ? await runSize(0, reports, true, run) : await runSize(Number(run), reports, values.keep),
+    );
   }
   const md = markdown(results, reports);
   writeFileSync(values.out, md);
