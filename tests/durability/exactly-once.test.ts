@@ -127,13 +127,14 @@ describe('exactly once through crashes and restarts', () => {
         throw new Error(`event ${e.id} stored as ${e.kind} of ${e.visitor}`);
     }
 
+    // visits: every event in the visit the 30-minute rule gives, counts right, none overlapping
+    const problems = visitProblems(stored.events, stored.visits);
+    expect(problems.slice(0, 10), `${problems.length} visit problems`).toEqual([]);
+
     // the report API, read before the stop, counted each of them once
     expect(totals.pageviews, 'pageviews in the report').toBe(pageviews);
     expect(totals.customEvents, 'custom events in the report').toBe(n - pageviews);
 
-    // visits: every event in the visit the 30-minute rule gives, counts right, none overlapping
-    const problems = visitProblems(stored.events, stored.visits);
-    expect(problems.slice(0, 10), `${problems.length} visit problems`).toEqual([]);
     const visits = expectedVisits(stored.events);
     expect(totals.visits, 'visits in the report').toBe(visits.length);
     expect(totals.visitors, 'visitors in the report').toBe(new Set(visits.map((v) => v.visitor)).size);
