@@ -145,6 +145,9 @@ describe('exactly once through crashes and restarts', () => {
     );
 
     expect(await cluster.signal('ingest', 'SIGTERM'), 'gateway exit code').toBe(0);
+    // crashes are recovered from, not errors: no corrupt stream, no failed batch, no torn-tail surprise
+    const errors = [...cluster.logs('ingest'), ...cluster.logs('query')].filter((l) => Number(l.level) >= 50);
+    expect(errors.map((l) => l.msg)).toEqual([]);
   }, 300_000);
 });
 
