@@ -33,7 +33,7 @@ describe.each(SCRIPTED)('scripted visitors on the %s site', (name) => {
     });
     // the script places visits on both local days, so neither side of the comparison is empty
     expect(expected.kpis.visits).toBeGreaterThan(0);
-    expect(expected.compareKpis?.visits).toBeGreaterThan(0);
+    if (run.dayBeforeInReach[name]) expect(expected.compareKpis?.visits).toBeGreaterThan(0);
   });
 
   it('counts both days by day, with exit pages, regions and cities (deep=1)', async () => {
@@ -125,6 +125,8 @@ describe('the same instants in three time zones', () => {
   it('counts a visitor across midnight once with a cookie and twice without (the daily hash changes)', async () => {
     // 'night' is the only macOS visitor speaking en-GB: /blog 6 minutes before midnight, /pricing 5 after
     for (const name of SCRIPTED) {
+      // (late on a 25-hour day the whole 25-hour window is one local day: nothing crosses midnight)
+      if (!run.dayBeforeInReach[name]) continue;
       const site = run.stack.sites[name];
       const d = run.day[name];
       const r = await run.stack.json<{

@@ -1,6 +1,13 @@
 import { nearHourStart } from '../support/zones.ts';
 import { type SentEvent, type Visit, visitsOf } from './model.ts';
-import { HOUR_GUARD_MS, type PlannedEvent, planSite, reportDay, type SiteSpec } from './script.ts';
+import {
+  dayBeforeInReach,
+  HOUR_GUARD_MS,
+  type PlannedEvent,
+  planSite,
+  reportDay,
+  type SiteSpec,
+} from './script.ts';
 import { type AccuracyStack, type SiteName, sendAll, startAccuracyStack, waitForTailer } from './stack.ts';
 
 /** The sites that get the scripted visitors. */
@@ -15,6 +22,8 @@ export interface ScriptedRun {
   stack: AccuracyStack;
   /** the report day per site (local), see `reportDay` */
   day: Record<ScriptedSite, string>;
+  /** false only late on a 25-hour day: then nothing can be placed on the day before (`dayBeforeInReach`) */
+  dayBeforeInReach: Record<ScriptedSite, boolean>;
   sent: Record<ScriptedSite, SentEvent[]>;
   visits: Record<ScriptedSite, Visit[]>;
   bulkPaths: string[];
@@ -53,10 +62,10 @@ function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
 }
 
 /**
- * Starts the stack, sends the script to the three scripted sites and 1005 one-page visits to the
- * bulk site, and waits until the query service has applied them all.
+ * Starts the stack, sends the script to the three scripted sites (and with `bulk` 1005 one-page
+ * visits to the bulk site), and waits until the query service has applied them all.
  */
-export async function scriptedRun(): Promise<ScriptedRun> {
+export async function scriptedRun(options: { bulk?: boolean } = {}): Promise<ScriptedRun> {
   const stack = await startAccuracyStack();
   try {
     const now = Date.now();
@@ -64,7 +73,8 @@ export async function scriptedRun(): Promise<ScriptedRun> {
       SCRIPTED.map((name) => [name, planSite(stack.sites[name], now)]),
     ) as Record<ScriptedSite, PlannedEvent[]>;
     const all = SCRIPTED.flatMap((name) => planned[name]);
-    const sentAll = await sendAll(stack.url, [...all, ...bulkEvents(stack.sites.bulk, now)]);
+    const bulk = options.bulk ? bulkEvents(stack.sites.bulk, now) : [];
+    const sentAll = await sendAll(stack.url, [...all, ...bulk]);
     const slowest = Math.max(...sentAll.map((e) => e.hi - e.lo));
     // Receive times lie in [lo, hi]; placement kept every event this far from an hour start.
     if (slowest >= HOUR_GUARD_MS) throw new Error(`a send took ${slowest} ms: event times are ambiguous`);
@@ -77,6 +87,9 @@ export async function scriptedRun(): Promise<ScriptedRun> {
         ScriptedSite,
         string
       >,
+      dayBeforeInReach: Object.fromEntries(
+        SCRIPTED.map((n) => [n, dayBeforeInReach(now, stack.sites[n].timezone)]),
+      ) as Record<ScriptedSite, boolean>,
       sent,
       visits: Object.fromEntries(SCRIPTED.map((n) => [n, visitsOf(sent[n])])) as Record<
         ScriptedSite,
