@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Supervisor } from '@footfall/cli';
 import { createLogger } from '@footfall/http';
 import { describe, expect, it } from 'vitest';
@@ -70,11 +73,18 @@ describe('Supervisor', () => {
   });
 
   it('gives children the drain time after SIGTERM, then kills one that does not finish', async () => {
+    // each child writes a file once its SIGTERM handler is installed, so the test never races it
+    const dir = mkdtempSync(join(tmpdir(), 'ff-sup-'));
+    const ready = (name: string) =>
+      `require('node:fs').writeFileSync(${JSON.stringify(join(dir, name))}, '')`;
     const graceful = [
       '-e',
-      "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 200)); setInterval(() => {}, 1000)",
+      `process.on('SIGTERM', () => setTimeout(() => process.exit(0), 200)); ${ready('graceful')}; setInterval(() => {}, 1000)`,
     ];
-    const stubborn = ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"];
+    const stubborn = [
+      '-e',
+      `process.on('SIGTERM', () => {}); ${ready('stubborn')}; setInterval(() => {}, 1000)`,
+    ];
     const sup = new Supervisor({
       logger,
       drainMs: 1500,
@@ -86,10 +96,13 @@ describe('Supervisor', () => {
     sup.start();
     const g = await until(() => sup.pid('graceful'));
     const s = await until(() => sup.pid('stubborn'));
-    await sleep(300); // let both install their handlers
+    await until(() =>
+      existsSync(join(dir, 'graceful')) && existsSync(join(dir, 'stubborn')) ? true : undefined,
+    );
     const t0 = Date.now();
     await sup.stop();
     const took = Date.now() - t0;
+    rmSync(dir, { recursive: true, force: true });
     expect(alive(g)).toBe(false);
     expect(alive(s)).toBe(false);
     // the stubborn child was only killed once the drain time was over
