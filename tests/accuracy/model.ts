@@ -19,6 +19,8 @@ import { identityOf } from './script.ts';
 
 /** A planned event as sent: its real time lies in [lo, hi]. */
 export interface SentEvent extends PlannedEvent {
+  /** the event id sent as `i` */
+  id: string;
   lo: number;
   hi: number;
 }

@@ -29,6 +29,24 @@ export interface ScriptedRun {
   bulkPaths: string[];
 }
 
+/** The events in a fixed pseudo-random order (a seeded Fisher-Yates shuffle). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  let seed = 20261122;
+  // mulberry32: a small generator whose sequence is the same on every run
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
 function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
   let at = now - 90 * 60_000;
   while (nearHourStart(at, site.timezone, 60_000)) at += 97_000;
@@ -72,10 +90,22 @@ export async function scriptedRun(options: { bulk?: boolean } = {}): Promise<Scr
     const planned = Object.fromEntries(
       SCRIPTED.map((name) => [name, planSite(stack.sites[name], now)]),
     ) as Record<ScriptedSite, PlannedEvent[]>;
-    const all = SCRIPTED.flatMap((name) => planned[name]);
+    // Out of order and in two waves with the tailer applying the first before the second comes:
+    // later events of a visit then land before, between or after what is already stored, as
+    // with a tracker's queue that delivers late.
+    const all = shuffled(SCRIPTED.flatMap((name) => planned[name]));
+    const half = Math.ceil(all.length / 2);
+    const first = await sendAll(stack.url, all.slice(0, half));
+    await waitForTailer(stack);
     const bulk = options.bulk ? bulkEvents(stack.sites.bulk, now) : [];
-    const sentAll = await sendAll(stack.url, [...all, ...bulk]);
-    const slowest = Math.max(...sentAll.map((e) => e.hi - e.lo));
+    const second = await sendAll(stack.url, [...all.slice(half), ...bulk]);
+    const sentAll = [...first, ...second];
+    // Every fifth event again with its id and time, as a retry: stored once.
+    const retried = await sendAll(
+      stack.url,
+      first.filter((_, i) => i % 5 === 0).map((e) => ({ ...e, at: e.lo })),
+    );
+    const slowest = Math.max(...[...sentAll, ...retried].map((e) => e.hi - e.lo));
     // Receive times lie in [lo, hi]; placement kept every event this far from an hour start.
     if (slowest >= HOUR_GUARD_MS) throw new Error(`a send took ${slowest} ms: event times are ambiguous`);
     await waitForTailer(stack);

@@ -71,8 +71,11 @@ export type AccuracyStack = Awaited<ReturnType<typeof startAccuracyStack>>;
 
 let eventCounter = 0;
 
-/** Sends one planned event through POST /api/e as a browser would; resolves with its time bounds. */
-async function sendOne(url: string, e: PlannedEvent): Promise<SentEvent> {
+/**
+ * Sends one planned event through POST /api/e as a browser would; resolves with its time bounds.
+ * A retry passes the first send's event id, as the tracker does.
+ */
+async function sendOne(url: string, e: PlannedEvent, id?: string): Promise<SentEvent> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': e.persona.browser.ua,
@@ -85,7 +88,7 @@ async function sendOne(url: string, e: PlannedEvent): Promise<SentEvent> {
     k: e.kind,
     u: e.url,
     r: e.referrer,
-    i: `acc${(++eventCounter).toString().padStart(6, '0')}${Math.random().toString(36).slice(2, 10)}`,
+    i: id ?? `acc${(++eventCounter).toString().padStart(6, '0')}${Math.random().toString(36).slice(2, 10)}`,
     v: e.cookieId,
     w: e.persona.browser.device === 'desktop' ? 1920 : 390,
     h: e.persona.browser.device === 'desktop' ? 1080 : 844,
@@ -103,13 +106,17 @@ async function sendOne(url: string, e: PlannedEvent): Promise<SentEvent> {
   const answeredAt = Date.now();
   if (res.status !== 202)
     throw new Error(`POST /api/e ${JSON.stringify(body)}: ${res.status} ${await res.text()}`);
-  return { ...e, lo: sentAt - a, hi: answeredAt - a };
+  return { ...e, id: body.i as string, lo: sentAt - a, hi: answeredAt - a };
 }
 
-/** Sends events with a few requests in flight at a time; every one must be accepted (202). */
+/**
+ * Sends events with a few requests in flight at a time; every one must be accepted (202). Events
+ * that carry an `id` (already sent) are sent again with it: the tracker's retry of an event whose
+ * answer it never saw, with the same id and event time.
+ */
 export async function sendAll(
   url: string,
-  events: readonly PlannedEvent[],
+  events: readonly (PlannedEvent & { id?: string })[],
   parallel = 12,
 ): Promise<SentEvent[]> {
   const out: SentEvent[] = new Array(events.length);
@@ -117,7 +124,8 @@ export async function sendAll(
   const worker = async () => {
     while (next < events.length) {
       const i = next++;
-      out[i] = await sendOne(url, events[i] as PlannedEvent);
+      const e = events[i] as PlannedEvent & { id?: string };
+      out[i] = await sendOne(url, e, e.id);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
@@ -131,20 +139,25 @@ export async function sendAll(
  */
 export async function waitForTailer(stack: AccuracyStack, timeoutMs = 30_000): Promise<void> {
   const site = stack.sites.sentinel;
-  const [sent] = await sendAll(stack.url, [sentinelEvent(site)]);
+  const count = (sentinels.get(stack.url) ?? 0) + 1;
+  sentinels.set(stack.url, count);
+  const [sent] = await sendAll(stack.url, [sentinelEvent(site, count)]);
   const day = localDate((sent as SentEvent).lo, 'UTC');
   const path = `/sites/${site.id}/report?from=${addDays(day, -1)}&to=${day}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const report = await stack.json<{ kpis: { pageviews: number } }>(path);
-    if (report.kpis.pageviews >= 1) return;
+    if (report.kpis.pageviews >= count) return;
     if (Date.now() > deadline)
       throw new Error(`the tailer did not apply the sentinel within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-function sentinelEvent(site: SiteSpec): PlannedEvent {
+/** Sentinels sent per stack (by URL): the n-th wait waits for the n-th sentinel. */
+const sentinels = new Map<string, number>();
+
+function sentinelEvent(site: SiteSpec, n: number): PlannedEvent {
   return {
     site,
     persona: {
@@ -166,7 +179,7 @@ function sentinelEvent(site: SiteSpec): PlannedEvent {
     path: '/',
     name: null,
     engagedMs: null,
-    cookieId: 'sentinel-0001',
+    cookieId: `sentinel-${String(n).padStart(4, '0')}`,
     source: { channel: 'Direct', referrer: null, source: null, medium: null, campaign: null },
   };
 }
