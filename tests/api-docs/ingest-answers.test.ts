@@ -122,6 +122,10 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
       304,
     );
     expect((await send('GET', '/js/nosuchsite.js')).status).toBe(404);
+    const vitals = await send('GET', `/js/${gw.site.id}.js?variant=vitals`);
+    expect(vitals.status).toBe(200);
+    expect(vitals.headers.get('etag')).not.toBe(etag);
+    expect((await send('GET', `/js/${gw.site.id}.js?variant=huge`)).status).toBe(400);
   });
 
   it('answers for a query service that is down with a documented 503 and Retry-After', async () => {

@@ -1,11 +1,12 @@
 import { AppError } from '@footfall/http';
-import { renderTracker } from '@footfall/tracker';
+import { renderTracker, TRACKER_VARIANTS, type TrackerVariant } from '@footfall/tracker';
 import { Hono } from 'hono';
 import type { IngestDeps } from '../deps.ts';
 
 /**
  * `GET /js/<site id>.js`: the site's tracker with its id and mode baked in, so the tag needs no
  * `data-site`. Cached by browsers and CDNs for an hour and revalidated with its ETag.
+ * `?variant=vitals` serves the build that also reports Core Web Vitals.
  */
 export function scriptRoutes(deps: IngestDeps) {
   const rendered = new Map<string, { code: string; etag: string }>();
@@ -14,10 +15,16 @@ export function scriptRoutes(deps: IngestDeps) {
     const id = file.endsWith('.js') ? file.slice(0, -3) : '';
     const site = id ? deps.sites.get(id) : undefined;
     if (site === undefined) throw new AppError('not_found', `no tracker for ${file}`);
-    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}`;
+    const variant = (c.req.query('variant') ?? 'default') as TrackerVariant;
+    if (!TRACKER_VARIANTS.includes(variant)) {
+      throw new AppError('invalid_parameter', `variant must be one of ${TRACKER_VARIANTS.join(', ')}`, {
+        field: 'variant',
+      });
+    }
+    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}`;
     let script = rendered.get(cacheKey);
     if (script === undefined) {
-      script = renderTracker({ siteId: site.id, cookieless: site.cookieless });
+      script = renderTracker({ siteId: site.id, cookieless: site.cookieless, variant });
       if (rendered.size > 10_000) rendered.clear();
       rendered.set(cacheKey, script);
     }
