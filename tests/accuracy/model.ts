@@ -72,7 +72,7 @@ export function visitsOf(events: readonly SentEvent[]): Visit[] {
     const groups: SentEvent[][] = [];
     let lastActivity = Number.NEGATIVE_INFINITY;
     for (const e of list) {
-      if (e.kind === 'en') {
+      if (e.kind === 'en' || e.kind === 'vt') {
         // joins the visit in progress, or none when more than 30 minutes after its last activity
         if (e.lo - lastActivity <= GAP) groups.at(-1)?.push(e);
         continue;
@@ -87,7 +87,7 @@ export function visitsOf(events: readonly SentEvent[]): Visit[] {
 }
 
 function visitOf(identity: string, events: SentEvent[]): Visit {
-  const activity = events.filter((e) => e.kind !== 'en');
+  const activity = events.filter((e) => e.kind === 'pv' || e.kind === 'ev');
   const pageviews = activity.filter((e) => e.kind === 'pv');
   const first = (pageviews[0] ?? activity[0]) as SentEvent;
   const start = activity[0] as SentEvent;

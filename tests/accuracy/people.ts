@@ -176,4 +176,22 @@ export const LANDINGS = {
       campaign: '@launch',
     },
   },
+  productHunt: {
+    // `ref` stands in for a missing utm_source
+    query: '?ref=producthunt',
+    referrer: '',
+    expect: { channel: 'Organic Social', ...none, source: 'producthunt' },
+  },
+  gmailApp: {
+    // the Gmail Android app sends its package as referrer
+    query: '',
+    referrer: 'android-app://com.google.android.gm/',
+    expect: { channel: 'Email', ...none, referrer: 'com.google.android.gm' },
+  },
+  ownSubdomain: {
+    // a subdomain of the site is the site itself: no referrer
+    query: '',
+    referrer: 'https://docs.{domain}/getting-started',
+    expect: INTERNAL,
+  },
 } satisfies Record<string, Landing>;

@@ -73,6 +73,8 @@ function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
       path,
       name: null,
       engagedMs: null,
+      props: null,
+      vitals: null,
       cookieId: `bulk-visitor-${i}`,
       source: { channel: 'Direct', referrer: null, source: null, medium: null, campaign: null },
     };

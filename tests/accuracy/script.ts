@@ -23,6 +23,8 @@ export interface PlannedEvent {
   path: string;
   name: string | null;
   engagedMs: number | null;
+  props: Record<string, string | number | boolean> | null;
+  vitals: Record<string, number> | null;
   /** the cookie id sent as `v` (ignored by cookieless sites) */
   cookieId: string;
   source: Source;
@@ -84,20 +86,22 @@ function eventsOf(session: Session, site: SiteSpec, start: number): PlannedEvent
   return session.steps.map((step, i) => {
     const host = step.www ? `www.${site.domain}` : site.domain;
     const page = `https://${host}${step.raw ?? step.path}`;
-    const first = i === 0;
+    const fromLanding = i === 0 || step.landing === true;
     const event: PlannedEvent = {
       site,
       persona: session.persona,
       counted: session.counted !== false,
       kind: step.kind,
       at: Math.round(start + step.min * MINUTE),
-      url: first ? `${page}${session.landing.query}` : page,
-      referrer: first ? session.landing.referrer : previousPage,
+      url: fromLanding ? `${page}${session.landing.query}` : page,
+      referrer: fromLanding ? session.landing.referrer.replace('{domain}', site.domain) : previousPage,
       path: step.path,
       name: step.name ?? null,
       engagedMs: step.engagedMs ?? null,
+      props: step.props ?? null,
+      vitals: step.vitals ?? null,
       cookieId: cookieIdOf(session.persona),
-      source: first ? session.landing.expect : INTERNAL,
+      source: fromLanding ? session.landing.expect : INTERNAL,
     };
     if (step.kind === 'pv') previousPage = page;
     return event;

@@ -1,6 +1,6 @@
 import { BROWSERS, LANDINGS, type Landing, type Persona } from './people.ts';
 
-export type Kind = 'pv' | 'ev' | 'en';
+export type Kind = 'pv' | 'ev' | 'en' | 'vt';
 
 /** One event of a session, `min` minutes after its start. `raw` is the path as sent, if it differs. */
 export interface Step {
@@ -10,8 +10,14 @@ export interface Step {
   raw?: string;
   /** `www.` in front of the site's domain */
   www?: boolean;
+  /** sent from the landing page load: its query and referrer too (the first step always is) */
+  landing?: true;
   name?: string;
+  /** custom event properties */
+  props?: Record<string, string | number | boolean>;
   engagedMs?: number;
+  /** Web Vitals of a `vt` event */
+  vitals?: { lcp?: number; fcp?: number; inp?: number; ttfb?: number; cls?: number };
 }
 
 /**
@@ -223,6 +229,34 @@ export const SESSIONS: Session[] = [
       { min: 0, kind: 'pv', path: '/' },
       { min: 1, kind: 'pv', path: '/pricing' },
       { min: 2, kind: 'pv', path: '/checkout' },
+    ],
+  },
+  {
+    persona: p('omar', 'edgeWindows', '203.0.113.190', 'nl-NL,nl;q=0.9', 'nl-NL'),
+    landing: LANDINGS.productHunt,
+    place: { spread: 0.15 },
+    steps: [{ min: 0, kind: 'pv', path: '/' }],
+  },
+  {
+    persona: p('pia', 'chromeAndroid', '198.51.100.190', 'it-IT', 'it-IT'),
+    landing: LANDINGS.gmailApp,
+    place: { spread: 0.28 },
+    steps: [
+      { min: 0, kind: 'pv', path: '/pricing' },
+      { min: 0.5, kind: 'vt', path: '/pricing', vitals: { lcp: 1800, inp: 120, cls: 0.05 } },
+      { min: 4, kind: 'en', path: '/pricing', engagedMs: 180_000 },
+    ],
+  },
+  {
+    persona: p('quinn', 'firefoxMac', '2001:db8::77', 'sv-SE', 'sv-SE'),
+    landing: LANDINGS.ownSubdomain,
+    place: { spread: 0.66 },
+    steps: [
+      // a custom event reaches the gateway before the pageview that came with it: the
+      // visit starts with the event, its channel and entry page still come from the pageview
+      { min: 0, kind: 'ev', path: '/docs', name: 'Video Play', props: { video: 'intro', seconds: 12 } },
+      { min: 0.5, kind: 'pv', path: '/docs', landing: true },
+      { min: 2, kind: 'pv', path: '/pricing' },
     ],
   },
 ];

@@ -95,6 +95,8 @@ async function sendOne(url: string, e: PlannedEvent, id?: string): Promise<SentE
   };
   if (e.name !== null) body.n = e.name;
   if (e.engagedMs !== null) body.e = e.engagedMs;
+  if (e.props !== null) body.p = e.props;
+  if (e.vitals !== null) body.m = e.vitals;
   const sentAt = Date.now();
   const a = Math.max(0, sentAt - e.at);
   const res = await fetch(`${url}/api/e`, {
@@ -179,6 +181,8 @@ function sentinelEvent(site: SiteSpec, n: number): PlannedEvent {
     path: '/',
     name: null,
     engagedMs: null,
+    props: null,
+    vitals: null,
     cookieId: `sentinel-${String(n).padStart(4, '0')}`,
     source: { channel: 'Direct', referrer: null, source: null, medium: null, campaign: null },
   };
