@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { LIMITS } from '@footfall/schema';
 import type Database from 'better-sqlite3';
 import { type SaltStore, siteDay } from './enrich/visitor-hash.ts';
 
 /**
  * The cookieless hash's daily salts, kept in the control database so that both a restarted
- * gateway and several gateways agree on a day's salt. A salt is deleted once its day is over in
- * every time zone (the westernmost zone, UTC-12, is the last to leave a day), so nobody can be
- * recognised on the next day. The salt never leaves this process except into SQLite.
+ * gateway and several gateways agree on a day's salt. A day's salt is used only for events of that
+ * day, so nobody is recognised on the next day. It is deleted once the day is over in every time
+ * zone (the westernmost, UTC-12, is the last to leave a day) and the tracker's queue can no longer
+ * deliver an event of it (25 hours): a late event of the day still gets the day's hash, not a
+ * second one. The salt never leaves this process except into SQLite.
  */
 export class SqliteSaltStore implements SaltStore {
   readonly #db: Database.Database;
@@ -30,9 +33,9 @@ export class SqliteSaltStore implements SaltStore {
     return row.salt;
   }
 
-  /** Deletes the salts of days that are over everywhere (runs at most once per such day). */
+  /** Deletes the salts no event can need any more (runs at most once a day). */
   #prune(): void {
-    const oldestLive = siteDay(this.#now(), 'Etc/GMT+12');
+    const oldestLive = siteDay(this.#now() - LIMITS.maxEventAgeMs, 'Etc/GMT+12');
     if (oldestLive === this.#prunedFor) return;
     this.#prunedFor = oldestLive;
     this.#db.prepare('DELETE FROM daily_salts WHERE day < ?').run(oldestLive);
