@@ -48,7 +48,7 @@ interface TailRecord {
 interface SizeResult extends TailRecord {
   series: SeriesResult[];
   fullRange: { ms: number; days: number };
-  kpis: { visitors: number; visits: number; pageviews: number; bounceRate: number; visitDuration: number };
+  kpis: { visitors: number; visits: number; pageviews: number; bounce_rate: number; visit_duration: number };
   rss: { afterTail: number | null; peak: number };
   dbBytes: number;
   load: { before: string; after: string };
@@ -283,7 +283,7 @@ function markdown(results: SizeResult[], reports: number): string {
     row(
       'last 30 days: visitors / visits / bounce',
       results.map(
-        (r) => `${n(r.kpis.visitors)} / ${n(r.kpis.visits)} / ${(r.kpis.bounceRate * 100).toFixed(1)} %`,
+        (r) => `${n(r.kpis.visitors)} / ${n(r.kpis.visits)} / ${(r.kpis.bounce_rate * 100).toFixed(1)} %`,
       ),
     ),
     row(

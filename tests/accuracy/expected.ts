@@ -53,14 +53,14 @@ function metrics(g: Group) {
     visitors: g.visitors,
     visits: g.visits,
     pageviews: g.pageviews,
-    viewsPerVisit: g.visits === 0 ? 0 : g.pageviews / g.visits,
-    bounceRate: g.visits === 0 ? 0 : g.bounces / g.visits,
-    visitDuration: duration(g),
+    views_per_visit: g.visits === 0 ? 0 : g.pageviews / g.visits,
+    bounce_rate: g.visits === 0 ? 0 : g.bounces / g.visits,
+    visit_duration: duration(g),
   };
 }
 
 const row = (g: Group) => {
-  const { viewsPerVisit: _, ...m } = metrics(g);
+  const { views_per_visit: _, ...m } = metrics(g);
   return { value: g.value, ...m };
 };
 
@@ -110,14 +110,14 @@ export function expectedReport(all: readonly Visit[], q: ModelQuery) {
     daily.push({ day: d, breakdowns: breakdowns(inPeriod(visits, q.timeZone, d, d), q) });
   }
   return {
-    timeZone: q.timeZone,
+    time_zone: q.timeZone,
     period: { from: q.from, to: q.to },
     bucket: q.bucket,
     compare: cmp,
     kpis: metrics(groupOf(visits)),
-    compareKpis: cmp ? metrics(groupOf(cmpVisits)) : null,
+    compare_kpis: cmp ? metrics(groupOf(cmpVisits)) : null,
     chart: chart(chartSlots(visits, q.timeZone, q.from, q.to, q.bucket)),
-    compareChart: cmp ? chart(chartSlots(cmpVisits, q.timeZone, cmp.from, cmp.to, q.bucket)) : null,
+    compare_chart: cmp ? chart(chartSlots(cmpVisits, q.timeZone, cmp.from, cmp.to, q.bucket)) : null,
     breakdowns: breakdowns(visits, q),
     daily: q.daily ? daily : null,
   };

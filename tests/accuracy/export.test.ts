@@ -16,14 +16,14 @@ interface Numbers {
   visits: number;
   pageviews?: number;
   events?: number;
-  bounceRate?: number;
+  bounce_rate?: number;
 }
 interface JsonReport {
   period: { from: string; to: string };
   compare: { from: string; to: string } | null;
   bucket: string;
   kpis: Numbers;
-  compareKpis: Numbers | null;
+  compare_kpis: Numbers | null;
   chart: (Numbers & { bucket: string })[];
   breakdowns: Record<string, (Numbers & { value: string | null })[]>;
 }
@@ -36,11 +36,11 @@ function rowsOfReport(r: JsonReport): string[][] {
     String(n.visitors),
     String(n.visits),
     String(n.pageviews ?? n.events),
-    n.bounceRate === undefined ? '' : String(Math.round(n.bounceRate * 1000) / 10),
+    n.bounce_rate === undefined ? '' : String(Math.round(n.bounce_rate * 1000) / 10),
   ];
   const rows = [line('total', `${r.period.from}..${r.period.to}`, r.kpis)];
-  if (r.compare && r.compareKpis)
-    rows.push(line('compare_total', `${r.compare.from}..${r.compare.to}`, r.compareKpis));
+  if (r.compare && r.compare_kpis)
+    rows.push(line('compare_total', `${r.compare.from}..${r.compare.to}`, r.compare_kpis));
   for (const p of r.chart) rows.push(line(`chart_${r.bucket}`, p.bucket, p));
   const { pages = [], events = [], ...dims } = r.breakdowns;
   for (const [dim, list] of Object.entries(dims)) for (const b of list) rows.push(line(dim, b.value, b));

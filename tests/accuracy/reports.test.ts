@@ -33,7 +33,7 @@ describe.each(SCRIPTED)('scripted visitors on the %s site', (name) => {
     });
     // the script places visits on both local days, so neither side of the comparison is empty
     expect(expected.kpis.visits).toBeGreaterThan(0);
-    if (run.dayBeforeInReach[name]) expect(expected.compareKpis?.visits).toBeGreaterThan(0);
+    if (run.dayBeforeInReach[name]) expect(expected.compare_kpis?.visits).toBeGreaterThan(0);
   });
 
   it('counts both days by day, with exit pages, regions and cities (deep=1)', async () => {

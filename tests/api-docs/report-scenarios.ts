@@ -59,7 +59,7 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   expect(csv.text).toContain('channel,Referral');
 
   const now5 = await get('/now?limit=1');
-  expect(now5.json()).toMatchObject({ visitors30m: 2, more: 1 });
+  expect(now5.json()).toMatchObject({ visitors_30m: 2, more: 1 });
   expect((await get('/now')).json<{ recent: unknown[] }>().recent).toHaveLength(2);
   const events = await get('/events?limit=10');
   expect(events.json<{ events: { kind: string }[] }>().events.length).toBeGreaterThan(0);

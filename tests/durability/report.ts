@@ -12,7 +12,7 @@ export interface ReportTotals {
 }
 
 interface ReportBody {
-  kpis: { visitors: number; visits: number; pageviews: number; bounceRate: number };
+  kpis: { visitors: number; visits: number; pageviews: number; bounce_rate: number };
   breakdowns: { events: { value: string | null; events: number }[] };
 }
 
@@ -26,7 +26,7 @@ export async function reportTotals(cluster: Cluster): Promise<ReportTotals> {
     customEvents: body.breakdowns.events.reduce((sum, row) => sum + row.events, 0),
     visits: body.kpis.visits,
     visitors: body.kpis.visitors,
-    bounceRate: body.kpis.bounceRate,
+    bounceRate: body.kpis.bounce_rate,
   };
 }
 

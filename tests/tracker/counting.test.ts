@@ -117,8 +117,8 @@ describe('pageviews', () => {
     const stored = await waitFor('the stored engagement', async () =>
       (await suite.stack.journey(siteId(suite), en.v!)).find((e) => e.id === en.i),
     );
-    expect(stored).toMatchObject({ kind: 'en', path: '/long', engagedMs: en.e });
-    expect(stored.engagedMs).toBeGreaterThan(0);
+    expect(stored).toMatchObject({ kind: 'en', path: '/long', engaged_ms: en.e });
+    expect(stored.engaged_ms).toBeGreaterThan(0);
   });
 
   it('stores engagement sent when the page is hidden by leaving it', async () => {

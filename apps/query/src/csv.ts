@@ -29,7 +29,7 @@ const percent = (fraction: number) => Math.round(fraction * 1000) / 10;
 function line(
   dimension: string,
   value: string | null,
-  m: { visitors: number; visits: number; pageviews: number; bounceRate?: number },
+  m: { visitors: number; visits: number; pageviews: number; bounce_rate?: number },
 ) {
   return [
     dimension,
@@ -37,7 +37,7 @@ function line(
     m.visitors,
     m.visits,
     m.pageviews,
-    m.bounceRate === undefined ? null : percent(m.bounceRate),
+    m.bounce_rate === undefined ? null : percent(m.bounce_rate),
   ]
     .map(csvField)
     .join(',');
@@ -53,7 +53,7 @@ export function reportCsv(report: Report): string {
   const total = (name: string, m: Metrics, p: { from: string; to: string }) =>
     rows.push(line(name, `${p.from}..${p.to}`, m));
   total('total', report.kpis, report.period);
-  if (report.compare && report.compareKpis) total('compare_total', report.compareKpis, report.compare);
+  if (report.compare && report.compare_kpis) total('compare_total', report.compare_kpis, report.compare);
   for (const point of report.chart) rows.push(line(`chart_${report.bucket}`, point.bucket, point));
   const { pages, events, ...dims } = report.breakdowns;
   for (const [dim, list] of Object.entries(dims) as [string, BreakdownRow[]][]) {

@@ -64,12 +64,12 @@ export interface NowPerson {
   visitor: string;
   /** last seen, ISO 8601 */
   seen: string;
-  visitStart: string | null;
+  visit_start: string | null;
   path: string | null;
   pageviews: number;
   channel: string | null;
   referrer: string | null;
-  entryPage: string | null;
+  entry_page: string | null;
   country: string | null;
   city: string | null;
   device: string | null;
@@ -78,9 +78,9 @@ export interface NowPerson {
 }
 
 export interface NowNumbers {
-  visitors5m: number;
-  visitors30m: number;
-  pageviews30m: number;
+  visitors_5m: number;
+  visitors_30m: number;
+  pageviews_30m: number;
   recent: NowPerson[];
   /** people seen in the last 30 minutes left out of `recent`; absent when 0 */
   more?: number;
@@ -106,20 +106,20 @@ export interface LiveEvent {
   browser: string | null;
   os: string | null;
   language: string | null;
-  engagedMs: number | null;
+  engaged_ms: number | null;
 }
 
 export interface JourneyVisit {
   visit: string;
   started: string;
   ended: string;
-  durationSeconds: number;
+  duration_seconds: number;
   pageviews: number;
   events: LiveEvent[];
   channel: string | null;
   referrer: string | null;
-  entryPage: string | null;
-  exitPage: string | null;
+  entry_page: string | null;
+  exit_page: string | null;
   campaign: string | null;
   source: string | null;
   medium: string | null;

@@ -80,31 +80,35 @@ describe('live numbers', () => {
       ]),
     });
     const now = await engine.now({ site: 'site1', limit: 2 });
-    expect(now).toMatchObject({ visitors5m: 1, visitors30m: 3, pageviews30m: 4, more: 1 });
+    expect(now).toMatchObject({ visitors_5m: 1, visitors_30m: 3, pageviews_30m: 4, more: 1 });
     expect(now.recent.map((p) => [p.visitor, p.kind, p.path, p.pageviews])).toEqual([
       ['now1', 'active', '/y', 2],
       ['recent1', 'recent', '/', 1],
     ]);
     expect(now.recent[0]).toMatchObject({
       country: 'FR',
-      entryPage: '/x',
-      visitStart: '2026-03-09T11:58:00.000Z',
+      entry_page: '/x',
+      visit_start: '2026-03-09T11:58:00.000Z',
     });
     expect('more' in (await engine.now({ site: 'site1' }))).toBe(false);
   });
 
-  it('lists recent events newest first with their properties', async () => {
+  it('lists recent events newest first with their properties, keys spelt as the sender sent them', async () => {
     await open();
     await engine.applyBatch({
       records: onStream('a', [
         ev('2026-03-09T11:00:00Z', { path: '/a' }),
-        ev('2026-03-09T11:01:00Z', { kind: 'ev', name: 'Signup', props: { plan: 'pro', seats: 3 } }),
+        ev('2026-03-09T11:01:00Z', {
+          kind: 'ev',
+          name: 'Signup',
+          props: { plan: 'pro', seats: 3, trialDays: 14 },
+        }),
         ev('2026-03-09T11:02:00Z', { kind: 'en', engagedMs: 1000 }),
       ]),
     });
     const events = await engine.recentEvents({ site: 'site1', limit: 5 });
     expect(events.map((e) => [e.kind, e.name, e.props])).toEqual([
-      ['ev', 'Signup', { plan: 'pro', seats: 3 }],
+      ['ev', 'Signup', { plan: 'pro', seats: 3, trialDays: 14 }],
       ['pv', null, null],
     ]);
     expect(events[0]?.at).toBe('2026-03-09T11:01:00.000Z');

@@ -59,7 +59,7 @@ export function liveEvent(row: Row): LiveEvent {
     browser: str(row['browser']),
     os: str(row['os']),
     language: str(row['language']),
-    engagedMs: row['engaged_ms'] === null ? null : num(row['engaged_ms']),
+    engaged_ms: row['engaged_ms'] === null ? null : num(row['engaged_ms']),
   };
 }
 
@@ -116,12 +116,12 @@ export async function readNow(db: DuckDb, site: string, nowMs: number, limit: nu
       kind: num(row['seen']) >= nowMs - 5 * 60_000 ? 'active' : 'recent',
       visitor: str(row['visitor']) ?? '',
       seen: iso(row['seen']),
-      visitStart: isoOrNull(row['visit_start']),
+      visit_start: isoOrNull(row['visit_start']),
       path: str(row['path']),
       pageviews: num(row['pageviews']),
       channel: str(row['channel']),
       referrer: str(row['referrer']),
-      entryPage: str(row['entry_page']),
+      entry_page: str(row['entry_page']),
       country: str(row['country']),
       city: str(row['city']),
       device: str(row['device']),
@@ -131,9 +131,9 @@ export async function readNow(db: DuckDb, site: string, nowMs: number, limit: nu
   );
   const more = num(people[0]?.['people']) - recent.length;
   return {
-    visitors5m: num(t['visitors5']),
-    visitors30m: num(t['visitors30']),
-    pageviews30m: num(t['pageviews30']),
+    visitors_5m: num(t['visitors5']),
+    visitors_30m: num(t['visitors30']),
+    pageviews_30m: num(t['pageviews30']),
     recent,
     ...(more > 0 ? { more } : {}),
   };
@@ -160,13 +160,13 @@ export async function readJourney(
       visit: str(row['visit']) ?? '',
       started: iso(row['started']),
       ended: iso(row['ended']),
-      durationSeconds: num(row['duration']),
+      duration_seconds: num(row['duration']),
       pageviews: num(row['pageviews']),
       events: [],
       channel: str(row['channel']),
       referrer: str(row['referrer']),
-      entryPage: str(row['entry_page']),
-      exitPage: str(row['exit_page']),
+      entry_page: str(row['entry_page']),
+      exit_page: str(row['exit_page']),
       campaign: str(row['utm_campaign']),
       source: str(row['utm_source']),
       medium: str(row['utm_medium']),

@@ -1,8 +1,9 @@
 import type { Bucket, Period, VisitDimension } from './report-params.ts';
 
 /**
- * The report's JSON shape (documented for API users in README.md). Rates are fractions 0..1,
- * durations seconds; a period without visits has zeros, never null.
+ * The report's JSON shape (documented for API users in README.md), served as it is: field names
+ * are snake_case like the rest of the API. Rates are fractions 0..1, durations seconds; a period
+ * without visits has zeros, never null.
  */
 export interface Metrics {
   /** distinct visitors */
@@ -10,11 +11,11 @@ export interface Metrics {
   visits: number;
   pageviews: number;
   /** pageviews / visits */
-  viewsPerVisit: number;
+  views_per_visit: number;
   /** visits with exactly one pageview / visits */
-  bounceRate: number;
+  bounce_rate: number;
   /** mean visit duration, seconds */
-  visitDuration: number;
+  visit_duration: number;
 }
 
 export interface ChartPoint extends Metrics {
@@ -30,8 +31,8 @@ export interface BreakdownRow {
   visitors: number;
   visits: number;
   pageviews: number;
-  bounceRate: number;
-  visitDuration: number;
+  bounce_rate: number;
+  visit_duration: number;
 }
 
 /** One page: pageviews, visits that viewed it and their distinct visitors. */
@@ -62,15 +63,15 @@ export interface DailyBreakdowns {
 }
 
 export interface Report {
-  timeZone: string;
+  time_zone: string;
   period: Period;
   bucket: Bucket;
   compare: Period | null;
   kpis: Metrics;
-  compareKpis: Metrics | null;
+  compare_kpis: Metrics | null;
   chart: ChartPoint[];
   /** the compared period's chart, bucket by bucket from its own start */
-  compareChart: ChartPoint[] | null;
+  compare_chart: ChartPoint[] | null;
   breakdowns: Breakdowns;
   /** with `daily=1`: every day of the period in order, else null */
   daily: DailyBreakdowns[] | null;

@@ -70,9 +70,9 @@ describe('report', () => {
       visitors: 3,
       visits: 4,
       pageviews: 7,
-      viewsPerVisit: 7 / 4,
-      bounceRate: 2 / 4,
-      visitDuration: (600 + 0 + 0 + 600) / 4,
+      views_per_visit: 7 / 4,
+      bounce_rate: 2 / 4,
+      visit_duration: (600 + 0 + 0 + 600) / 4,
     });
   });
 
@@ -90,7 +90,7 @@ describe('report', () => {
   it('breaks visits down by dimension, ordered by visitors then value, with null for no referrer', async () => {
     const r = await report({});
     expect(
-      r.breakdowns.channel?.map((x) => [x.value, x.visitors, x.visits, x.pageviews, x.bounceRate]),
+      r.breakdowns.channel?.map((x) => [x.value, x.visitors, x.visits, x.pageviews, x.bounce_rate]),
     ).toEqual([
       ['Organic Search', 2, 2, 5, 0],
       ['Direct', 1, 1, 1, 1],
@@ -138,7 +138,7 @@ describe('report', () => {
       ['/pricing', 1],
     ]);
     expect(r.breakdowns.city).toEqual([
-      { value: null, visitors: 3, visits: 4, pageviews: 7, bounceRate: 0.5, visitDuration: 300 },
+      { value: null, visitors: 3, visits: 4, pageviews: 7, bounce_rate: 0.5, visit_duration: 300 },
     ]);
   });
 
@@ -163,10 +163,10 @@ describe('report', () => {
   it('compares with the previous period of the same length', async () => {
     const r = await report({ compare: 'previous' });
     expect(r.compare).toEqual({ from: '2026-02-27', to: '2026-03-01' });
-    expect(r.compareKpis).toMatchObject({ visitors: 0, visits: 0 });
+    expect(r.compare_kpis).toMatchObject({ visitors: 0, visits: 0 });
     const custom = await report({ compare: 'custom', cfrom: '2026-02-25', cto: '2026-02-27', bucket: 'day' });
-    expect(custom.compareKpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 1, bounceRate: 1 });
-    expect(custom.compareChart?.map((p) => [p.bucket, p.visits])).toEqual([
+    expect(custom.compare_kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 1, bounce_rate: 1 });
+    expect(custom.compare_chart?.map((p) => [p.bucket, p.visits])).toEqual([
       ['2026-02-25', 1],
       ['2026-02-26', 0],
       ['2026-02-27', 0],
@@ -190,9 +190,9 @@ describe('report', () => {
       visitors: 0,
       visits: 0,
       pageviews: 0,
-      viewsPerVisit: 0,
-      bounceRate: 0,
-      visitDuration: 0,
+      views_per_visit: 0,
+      bounce_rate: 0,
+      visit_duration: 0,
     });
     expect(r.chart).toHaveLength(48);
     expect(r.breakdowns.pages).toEqual([]);

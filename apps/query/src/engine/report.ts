@@ -37,9 +37,9 @@ export function metrics(s: Sums): Metrics {
     visitors: s.visitors,
     visits: s.visits,
     pageviews: s.pageviews,
-    viewsPerVisit: s.visits === 0 ? 0 : s.pageviews / s.visits,
-    bounceRate: s.visits === 0 ? 0 : s.bounces / s.visits,
-    visitDuration: s.visits === 0 ? 0 : s.durationMs / s.visits / 1000,
+    views_per_visit: s.visits === 0 ? 0 : s.pageviews / s.visits,
+    bounce_rate: s.visits === 0 ? 0 : s.bounces / s.visits,
+    visit_duration: s.visits === 0 ? 0 : s.durationMs / s.visits / 1000,
   };
 }
 
@@ -72,7 +72,7 @@ function addRow(into: Breakdowns, section: string, row: Row): void {
   } else if (section === 'events') {
     into.events.push({ value, visitors: s.visitors, visits: s.visits, events: s.hits });
   } else {
-    const { viewsPerVisit: _, ...m } = metrics(s);
+    const { views_per_visit: _, ...m } = metrics(s);
     into[section as VisitDimension]?.push({ value, ...m });
   }
 }
@@ -147,14 +147,14 @@ export async function runReport(
     }
   }
   return {
-    timeZone,
+    time_zone: timeZone,
     period: params.period,
     bucket: params.bucket,
     compare,
     kpis: total(rows),
-    compareKpis: compareRows ? total(compareRows) : null,
+    compare_kpis: compareRows ? total(compareRows) : null,
     chart: chart(rows, params, params.period, mainPlan),
-    compareChart:
+    compare_chart:
       compare && compareRows && comparePlan ? chart(compareRows, params, compare, comparePlan) : null,
     breakdowns,
     daily,

@@ -22,9 +22,9 @@ const visits = async (): Promise<JourneyVisit[]> =>
 const shape = (v: JourneyVisit) => ({
   started: v.started,
   pageviews: v.pageviews,
-  entry: v.entryPage,
-  exit: v.exitPage,
-  duration: v.durationSeconds,
+  entry: v.entry_page,
+  exit: v.exit_page,
+  duration: v.duration_seconds,
 });
 
 describe('visits', () => {
@@ -58,8 +58,8 @@ describe('visits', () => {
       channel: 'Email',
       referrer: 'mail.example',
       campaign: 'spring',
-      entryPage: '/landing',
-      exitPage: '/next',
+      entry_page: '/landing',
+      exit_page: '/next',
     });
     expect(visit?.events.map((e) => e.kind)).toEqual(['ev', 'pv', 'pv']);
   });
@@ -93,7 +93,7 @@ describe('visits', () => {
     await load(
       ev('2026-03-02T10:00:00Z', { path: '/first', channel: 'Organic Search', referrerHost: 'google.com' }),
     );
-    expect((await visits()).map((v) => [v.started, v.entryPage, v.channel, v.pageviews])).toEqual([
+    expect((await visits()).map((v) => [v.started, v.entry_page, v.channel, v.pageviews])).toEqual([
       ['2026-03-02T10:00:00.000Z', '/first', 'Organic Search', 2],
     ]);
   });
@@ -102,7 +102,7 @@ describe('visits', () => {
     await open();
     await load(ev('2026-03-02T08:00:00Z', { path: '/a' }), ev('2026-03-02T12:00:00Z', { path: '/c' }));
     await load(ev('2026-03-02T10:00:00Z', { path: '/b' }));
-    expect((await visits()).map((v) => v.entryPage)).toEqual(['/a', '/b', '/c']);
+    expect((await visits()).map((v) => v.entry_page)).toEqual(['/a', '/b', '/c']);
   });
 
   it('counts an engagement event toward duration without starting a visit, and ignores one long after', async () => {
