@@ -95,10 +95,10 @@ function answerError(res: ServerResponse, error: unknown, started: number, deps:
       headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
     if (error.code === 'unauthorized') headers['www-authenticate'] = 'ProxyKey header="X-Footfall-Proxy-Key"';
   } else {
-    body.requestId = crypto.randomUUID();
+    body.request_id = crypto.randomUUID();
     const e = error as Error;
     deps.logger.error(
-      { err: { name: e?.name, message: e?.message, stack: e?.stack }, requestId: body.requestId },
+      { err: { name: e?.name, message: e?.message, stack: e?.stack }, request_id: body.request_id },
       'ingest failed',
     );
   }

@@ -57,5 +57,5 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   field?: string;
-  requestId?: string;
+  request_id?: string;
 }

@@ -41,10 +41,17 @@ export function onError(logger: Logger): ErrorHandler {
     }
     const requestId = crypto.randomUUID();
     logger.error(
-      { err: { name: err.name, message: err.message, stack: err.stack }, requestId, path: c.req.path },
+      {
+        err: { name: err.name, message: err.message, stack: err.stack },
+        request_id: requestId,
+        path: c.req.path,
+      },
       'request failed',
     );
-    return c.json({ code: 'internal', message: 'internal error', requestId } satisfies ErrorBody, 500);
+    return c.json(
+      { code: 'internal', message: 'internal error', request_id: requestId } satisfies ErrorBody,
+      500,
+    );
   };
 }
 
