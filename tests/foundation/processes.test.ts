@@ -1,19 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningFootfall, runFootfall, startFootfall } from '../support/footfall.ts';
+import { alive } from '../support/process.ts';
 
 const running: RunningFootfall[] = [];
 afterEach(async () => {
   for (const ff of running.splice(0)) await ff.stop();
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('footfall start', () => {
   it('serves the API through the gateway with Server-Timing on every answer', async () => {

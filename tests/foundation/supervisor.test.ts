@@ -4,17 +4,10 @@ import { join } from 'node:path';
 import { Supervisor } from '@footfall/cli';
 import { createLogger } from '@footfall/http';
 import { describe, expect, it } from 'vitest';
+import { alive } from '../support/process.ts';
 
 const logger = createLogger({ level: 'silent', name: 'test' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 async function until<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
