@@ -44,21 +44,30 @@ export function bucketKeySql(bucket: Bucket, column: string, local: string): str
   }
 }
 
-/** One breakdown of visits: its section name and the columns it groups by. */
-interface Group {
-  section: string;
-  cols: readonly string[];
-}
-
 /** The section, day, bucket and value columns every breakdown row carries. */
-function groupKeys(g: Group): string {
-  const has = (c: string) => g.cols.includes(c);
-  const val = g.cols.find((c) => c !== 'day' && c !== 'bkt');
-  return `'${g.section}' AS section, ${has('day') ? 'day' : 'NULL::BIGINT'} AS day,
-    ${has('bkt') ? 'bkt' : 'NULL::BIGINT'} AS bkt, ${val ?? 'NULL::VARCHAR'} AS val`;
+function keys(section: string, cols: { day?: boolean; bkt?: boolean; val?: string }): string {
+  return `'${section}' AS section, ${cols.day ? 'day' : 'NULL::BIGINT'} AS day,
+    ${cols.bkt ? 'bkt' : 'NULL::BIGINT'} AS bkt, ${cols.val ?? 'NULL::VARCHAR'} AS val`;
 }
 
 const groupBy = (cols: readonly string[]) => (cols.length === 0 ? '' : `GROUP BY ${cols.join(', ')}`);
+
+const VISIT_AGGREGATES = `count(*) AS visits, sum(pageviews) AS pageviews,
+  count(*) FILTER (WHERE pageviews = 1) AS bounces, sum(duration_ms) AS duration_ms`;
+const VISIT_ROLLUP = `sum(visits) AS visits, sum(pageviews) AS pageviews, sum(bounces) AS bounces,
+  sum(duration_ms) AS duration_ms`;
+
+/** Visits minus distinct visitors of each `cols` group of `rows`: per visitor, visits - 1. */
+const duplicates = (keyList: string, rows: string, cols: readonly string[]) =>
+  `SELECT ${keyList}, sum(n) - count(*) AS dup
+   FROM (SELECT ${[...cols, 'count(*) AS n'].join(', ')} FROM ${rows} ${groupBy([...cols, 'visitor_key'])})
+   ${groupBy(cols)}`;
+
+/** Joins the sums of a breakdown to its duplicates (rows without any get 0). */
+const joinDuplicates = (a: string, b: string) =>
+  `SELECT ${a}.*, coalesce(${b}.dup, 0) AS dup FROM ${a} LEFT JOIN ${b} ON ${a}.section = ${b}.section
+    AND ${a}.day IS NOT DISTINCT FROM ${b}.day AND ${a}.bkt IS NOT DISTINCT FROM ${b}.bkt
+    AND ${a}.val IS NOT DISTINCT FROM ${b}.val`;
 
 /**
  * One statement for a period: totals (section 'total'), the chart ('chart', key `bkt`), visit
@@ -66,9 +75,13 @@ const groupBy = (cols: readonly string[]) => (cols.length === 0 ? '' : `GROUP BY
  *
  * Distinct visitors without a DISTINCT over every row: a visitor with one visit in the period
  * is one visitor of whatever that visit shows, so `visitors = visits - duplicates`, where the
- * duplicates are counted among the (few) visits of visitors who came more than once, as each
- * such visitor's visits in the row minus one. For pages and events the same works (with
- * DISTINCT) on "first view of this path in its visit" rows.
+ * duplicates are counted among the (few) visits of visitors who came more than once (`sm`), as
+ * each such visitor's visits in the row minus one. A day's duplicates need two visits of one
+ * visitor on that day, so day rows count them among those visits only (`smd`, fewer still).
+ * For pages and events the same works on "first view of this path in its visit" rows.
+ *
+ * With `daily`, each breakdown groups the period's rows by day and value once; the period's
+ * sums are rolled up from that small result instead of another pass over every row.
  */
 export function buildReportQuery(input: ReportSqlInput): Query {
   const p = new Params();
@@ -79,17 +92,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   const local = localMsSql('started_at', input.plan, p);
   const dims = input.dimensions;
   const dimCols = dims.map((d) => `${DIMENSION_COLUMNS[d]} AS ${d}`).join(', ');
-
-  // One plain GROUP BY per breakdown, joined by UNION ALL, not GROUPING SETS: DuckDB builds a
-  // hash table per grouping set and thread, and with count(DISTINCT) beside them a daily report
-  // of a million events ran out of the default 256 MB. Plain aggregates stay small and cost less.
-  const groups: Group[] = [
-    { section: 'total', cols: [] },
-    { section: 'chart', cols: ['bkt'] },
-    ...dims.map((d) => ({ section: d, cols: [d] })),
-    ...(input.daily ? dims.map((d) => ({ section: d, cols: ['day', d] })) : []),
-  ];
-  const dayKey = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL::BIGINT';
+  const daily = input.daily;
 
   const ctes = [
     `s AS MATERIALIZED (
@@ -99,33 +102,47 @@ export function buildReportQuery(input: ReportSqlInput): Query {
       WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where})`,
     'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
     'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
-    `va AS (${groups
-      .map(
-        (g) => `SELECT ${groupKeys(g)}, count(*) AS visits, sum(pageviews) AS pageviews,
-       count(*) FILTER (WHERE pageviews = 1) AS bounces, sum(duration_ms) AS duration_ms, 0 AS hits
-     FROM s ${groupBy(g.cols)}`,
-      )
-      .join('\nUNION ALL\n')})`,
-    // visits minus distinct visitors = the sum over visitors of (their visits - 1), no DISTINCT
-    `vb AS (${groups
-      .map(
-        (g) => `SELECT ${groupKeys(g)}, sum(n) - count(*) AS dup
-     FROM (SELECT ${[...g.cols, 'count(*) AS n'].join(', ')} FROM sm ${groupBy([...g.cols, 'visitor_key'])})
-     ${groupBy(g.cols)}`,
-      )
-      .join('\nUNION ALL\n')})`,
   ];
-  const parts = [
-    `SELECT va.*, coalesce(vb.dup, 0) AS dup FROM va LEFT JOIN vb ON va.section = vb.section
-      AND va.day IS NOT DISTINCT FROM vb.day AND va.bkt IS NOT DISTINCT FROM vb.bkt
-      AND va.val IS NOT DISTINCT FROM vb.val`,
+  if (daily) {
+    ctes.push(
+      'md AS MATERIALIZED (SELECT visitor_key, day FROM sm GROUP BY visitor_key, day HAVING count(*) > 1)',
+      'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN md USING (visitor_key, day))',
+    );
+  }
+
+  // One plain GROUP BY per breakdown, joined by UNION ALL, not GROUPING SETS: DuckDB builds a
+  // hash table per grouping set and thread, and with count(DISTINCT) beside them a daily report
+  // of a million events ran out of the default 256 MB. Plain aggregates stay small and cost less.
+  const sums = [
+    `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits FROM s`,
+    `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY bkt`,
   ];
+  const dups = [
+    duplicates(keys('total', {}), 'sm', []),
+    duplicates(keys('chart', { bkt: true }), 'sm', ['bkt']),
+  ];
+  for (const [i, d] of dims.entries()) {
+    dups.push(duplicates(keys(d, { val: d }), 'sm', [d]));
+    if (!daily) {
+      sums.push(`SELECT ${keys(d, { val: d })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY ${d}`);
+      continue;
+    }
+    ctes.push(`d${i} AS MATERIALIZED (SELECT day, ${d}, ${VISIT_AGGREGATES} FROM s GROUP BY day, ${d})`);
+    sums.push(
+      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits FROM d${i} GROUP BY ${d}`,
+      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits FROM d${i}`,
+    );
+    dups.push(duplicates(keys(d, { day: true, val: d }), 'smd', ['day', d]));
+  }
+  ctes.push(`va AS (${sums.join('\nUNION ALL\n')})`, `vb AS (${dups.join('\nUNION ALL\n')})`);
+  const parts = [joinDuplicates('va', 'vb')];
 
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
     const filtered = input.filters.length > 0 ? 'AND session_id IN (SELECT session_id FROM s)' : '';
-    const peSets = input.daily ? '(section, val), (section, day, val)' : '(section, val)';
-    const peKeys = `section, ${dayKey} AS day, NULL::BIGINT AS bkt, val`;
+    const pageKeys = (withDay: boolean) =>
+      `section, ${withDay ? 'day' : 'NULL::BIGINT'} AS day, NULL::BIGINT AS bkt, val`;
+    const noVisitSums = '0 AS pageviews, 0 AS bounces, 0 AS duration_ms';
     ctes.push(
       `pe AS NOT MATERIALIZED (
         SELECT CASE WHEN kind = 'pv' THEN 'pages' ELSE 'events' END AS section,
@@ -133,17 +150,34 @@ export function buildReportQuery(input: ReportSqlInput): Query {
           ${eventLocal} // ${DAY} AS day
         FROM events
         WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered})`,
-      `pa AS (SELECT ${peKeys}, count(*) FILTER (WHERE visit_first) AS visits, 0 AS pageviews, 0 AS bounces,
-         0 AS duration_ms, count(*) AS hits
-       FROM pe GROUP BY GROUPING SETS (${peSets}))`,
-      `pb AS (SELECT ${peKeys}, count(*) - count(DISTINCT visitor_key) AS dup
-       FROM (SELECT * FROM pe SEMI JOIN multi USING (visitor_key) WHERE visit_first)
-       GROUP BY GROUPING SETS (${peSets}))`,
+      // first views by repeat visitors: the only rows whose visitors can repeat
+      'pm AS MATERIALIZED (SELECT section, val, day, visitor_key FROM pe SEMI JOIN multi USING (visitor_key) WHERE visit_first)',
     );
-    parts.push(
-      `SELECT pa.*, coalesce(pb.dup, 0) AS dup FROM pa LEFT JOIN pb ON pa.section = pb.section
-        AND pa.day IS NOT DISTINCT FROM pb.day AND pa.val IS NOT DISTINCT FROM pb.val`,
-    );
+    const pageSums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
+    const pageDups = [duplicates(pageKeys(false), 'pm', ['section', 'val'])];
+    if (daily) {
+      ctes.push(
+        `pd AS MATERIALIZED (SELECT section, day, val, ${pageSums} FROM pe GROUP BY section, day, val)`,
+        `pa AS (SELECT ${pageKeys(false)}, sum(visits) AS visits, ${noVisitSums}, sum(hits) AS hits
+           FROM pd GROUP BY section, val
+         UNION ALL
+         SELECT ${pageKeys(true)}, visits, ${noVisitSums}, hits FROM pd)`,
+      );
+      pageDups.push(
+        duplicates(pageKeys(true), '(SELECT * FROM pm SEMI JOIN md USING (visitor_key, day))', [
+          'section',
+          'day',
+          'val',
+        ]),
+      );
+    } else {
+      ctes.push(
+        `pa AS (SELECT ${pageKeys(false)}, count(*) FILTER (WHERE visit_first) AS visits, ${noVisitSums},
+           count(*) AS hits FROM pe GROUP BY section, val)`,
+      );
+    }
+    ctes.push(`pb AS (${pageDups.join('\nUNION ALL\n')})`);
+    parts.push(joinDuplicates('pa', 'pb'));
   }
 
   const limit = p.add(input.limit);
