@@ -63,6 +63,14 @@ const duplicates = (keyList: string, rows: string, cols: readonly string[]) =>
    FROM (SELECT ${[...cols, 'count(*) AS n'].join(', ')} FROM ${rows} ${groupBy([...cols, 'visitor_key'])})
    ${groupBy(cols)}`;
 
+/**
+ * Page or event rows summed from rows keyed by `mk`, the visitor for a repeat visitor's first
+ * views and NULL otherwise, at most one row per group and `mk`: a NULL row's first views are
+ * each by a different one-visit visitor, every other row is one visitor.
+ */
+const PAGE_SUMS = `sum(visits) AS visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms, sum(hits) AS hits,
+  coalesce(sum(visits) FILTER (WHERE mk IS NOT NULL), 0) - count(mk) AS dup`;
+
 /** Joins the sums of a breakdown to its duplicates (rows without any get 0). */
 const joinDuplicates = (a: string, b: string) =>
   `SELECT ${a}.*, coalesce(${b}.dup, 0) AS dup FROM ${a} LEFT JOIN ${b} ON ${a}.section = ${b}.section
@@ -140,44 +148,30 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
     const filtered = input.filters.length > 0 ? 'AND session_id IN (SELECT session_id FROM s)' : '';
-    const pageKeys = (withDay: boolean) =>
-      `section, ${withDay ? 'day' : 'NULL::BIGINT'} AS day, NULL::BIGINT AS bkt, val`;
-    const noVisitSums = '0 AS pageviews, 0 AS bounces, 0 AS duration_ms';
+    const inner = daily ? 'section, day, val, mk' : 'section, val, mk';
+    // mk: the visitor on a repeat visitor's first views, else NULL (see PAGE_SUMS)
     ctes.push(
-      `pe AS NOT MATERIALIZED (
-        SELECT CASE WHEN kind = 'pv' THEN 'pages' ELSE 'events' END AS section,
-          CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visitor_key, visit_first,
-          ${eventLocal} // ${DAY} AS day
-        FROM events
-        WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered})`,
-      // first views by repeat visitors: the only rows whose visitors can repeat
-      'pm AS MATERIALIZED (SELECT section, val, day, visitor_key FROM pe SEMI JOIN multi USING (visitor_key) WHERE visit_first)',
+      `pg AS MATERIALIZED (
+        SELECT ${inner}, count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits
+        FROM (
+          SELECT CASE WHEN kind = 'pv' THEN 'pages' ELSE 'events' END AS section,
+            CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first, ${eventLocal} // ${DAY} AS day,
+            CASE WHEN visit_first AND visitor_key IN (SELECT visitor_key FROM multi) THEN visitor_key END AS mk
+          FROM events
+          WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered})
+        GROUP BY ${inner})`,
     );
-    const pageSums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
-    const pageDups = [duplicates(pageKeys(false), 'pm', ['section', 'val'])];
+    const byValue = daily
+      ? '(SELECT section, val, mk, sum(visits) AS visits, sum(hits) AS hits FROM pg GROUP BY section, val, mk)'
+      : 'pg';
+    parts.push(
+      `SELECT section, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM ${byValue} GROUP BY section, val`,
+    );
     if (daily) {
-      ctes.push(
-        `pd AS MATERIALIZED (SELECT section, day, val, ${pageSums} FROM pe GROUP BY section, day, val)`,
-        `pa AS (SELECT ${pageKeys(false)}, sum(visits) AS visits, ${noVisitSums}, sum(hits) AS hits
-           FROM pd GROUP BY section, val
-         UNION ALL
-         SELECT ${pageKeys(true)}, visits, ${noVisitSums}, hits FROM pd)`,
-      );
-      pageDups.push(
-        duplicates(pageKeys(true), '(SELECT * FROM pm SEMI JOIN md USING (visitor_key, day))', [
-          'section',
-          'day',
-          'val',
-        ]),
-      );
-    } else {
-      ctes.push(
-        `pa AS (SELECT ${pageKeys(false)}, count(*) FILTER (WHERE visit_first) AS visits, ${noVisitSums},
-           count(*) AS hits FROM pe GROUP BY section, val)`,
+      parts.push(
+        `SELECT section, day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM pg GROUP BY section, day, val`,
       );
     }
-    ctes.push(`pb AS (${pageDups.join('\nUNION ALL\n')})`);
-    parts.push(joinDuplicates('pa', 'pb'));
   }
 
   const limit = p.add(input.limit);
