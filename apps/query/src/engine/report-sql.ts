@@ -148,13 +148,14 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
     const filtered = input.filters.length > 0 ? 'AND session_id IN (SELECT session_id FROM s)' : '';
-    const inner = daily ? 'section, day, val, mk' : 'section, val, mk';
+    const inner = daily ? 'pv, day, val, mk' : 'pv, val, mk';
+    const section = "CASE WHEN pv THEN 'pages' ELSE 'events' END AS section";
     // mk: the visitor on a repeat visitor's first views, else NULL (see PAGE_SUMS)
     ctes.push(
       `pg AS MATERIALIZED (
         SELECT ${inner}, count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits
         FROM (
-          SELECT CASE WHEN kind = 'pv' THEN 'pages' ELSE 'events' END AS section,
+          SELECT kind = 'pv' AS pv,
             CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first, ${eventLocal} // ${DAY} AS day,
             CASE WHEN visit_first AND visitor_key IN (SELECT visitor_key FROM multi) THEN visitor_key END AS mk
           FROM events
@@ -162,14 +163,14 @@ export function buildReportQuery(input: ReportSqlInput): Query {
         GROUP BY ${inner})`,
     );
     const byValue = daily
-      ? '(SELECT section, val, mk, sum(visits) AS visits, sum(hits) AS hits FROM pg GROUP BY section, val, mk)'
+      ? '(SELECT pv, val, mk, sum(visits) AS visits, sum(hits) AS hits FROM pg GROUP BY pv, val, mk)'
       : 'pg';
     parts.push(
-      `SELECT section, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM ${byValue} GROUP BY section, val`,
+      `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM ${byValue} GROUP BY pv, val`,
     );
     if (daily) {
       parts.push(
-        `SELECT section, day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM pg GROUP BY section, day, val`,
+        `SELECT ${section}, day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM pg GROUP BY pv, day, val`,
       );
     }
   }
