@@ -64,12 +64,12 @@ const duplicates = (keyList: string, rows: string, cols: readonly string[]) =>
    ${groupBy(cols)}`;
 
 /**
- * Page or event rows summed from rows keyed by `mk`, the visitor for a repeat visitor's first
- * views and NULL otherwise, at most one row per group and `mk`: a NULL row's first views are
- * each by a different one-visit visitor, every other row is one visitor.
+ * Page or event rows summed from rows keyed by `key`: the visitor where that visitor's first
+ * views must be told apart, NULL otherwise, at most one row per group and visitor. A NULL row's
+ * first views are each by a different visitor, every other row is one visitor.
  */
-const PAGE_SUMS = `sum(visits) AS visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms, sum(hits) AS hits,
-  coalesce(sum(visits) FILTER (WHERE mk IS NOT NULL), 0) - count(mk) AS dup`;
+const pageSums = (key: string) => `sum(visits) AS visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms,
+  sum(hits) AS hits, coalesce(sum(visits) FILTER (WHERE ${key} IS NOT NULL), 0) - count(${key}) AS dup`;
 
 /** Joins the sums of a breakdown to its duplicates (rows without any get 0). */
 const joinDuplicates = (a: string, b: string) =>
@@ -148,29 +148,38 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
     const filtered = input.filters.length > 0 ? 'AND session_id IN (SELECT session_id FROM s)' : '';
-    const inner = daily ? 'pv, day, val, mk' : 'pv, val, mk';
     const section = "CASE WHEN pv THEN 'pages' ELSE 'events' END AS section";
-    // mk: the visitor on a repeat visitor's first views, else NULL (see PAGE_SUMS)
-    ctes.push(
-      `pg AS MATERIALIZED (
-        SELECT ${inner}, count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits
-        FROM (
-          SELECT kind = 'pv' AS pv,
-            CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first, ${eventLocal} // ${DAY} AS day,
-            CASE WHEN visit_first AND visitor_key IN (SELECT visitor_key FROM multi) THEN visitor_key END AS mk
-          FROM events
-          WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered})
-        GROUP BY ${inner})`,
-    );
-    const byValue = daily
-      ? '(SELECT pv, val, mk, sum(visits) AS visits, sum(hits) AS hits FROM pg GROUP BY pv, val, mk)'
-      : 'pg';
-    parts.push(
-      `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM ${byValue} GROUP BY pv, val`,
-    );
+    // mk: the visitor on a repeat visitor's first views, else NULL; dk the same for visitors with
+    // more than one visit that day (md), the only ones a day row could count twice
+    const events = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
+        visit_first, visitor_key, ${eventLocal} // ${DAY} AS day
+      FROM events
+      WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered}`;
+    const mk =
+      'CASE WHEN visit_first AND e.visitor_key IN (SELECT visitor_key FROM multi) THEN e.visitor_key END AS mk';
+    const sums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
     if (daily) {
+      // one pass, two grouping sets: by value and mk for the period, by day, value and dk for days
+      ctes.push(
+        `pg AS MATERIALIZED (
+          SELECT pv, day, val, mk, dk, GROUPING(day) AS period, ${sums}
+          FROM (
+            SELECT e.pv, e.val, e.visit_first, e.day, ${mk},
+              CASE WHEN e.visit_first AND md.visitor_key IS NOT NULL THEN e.visitor_key END AS dk
+            FROM (${events}) e LEFT JOIN md ON md.visitor_key = e.visitor_key AND md.day = e.day)
+          GROUP BY GROUPING SETS ((pv, val, mk), (pv, day, val, dk)))`,
+      );
       parts.push(
-        `SELECT ${section}, day, NULL::BIGINT AS bkt, val, ${PAGE_SUMS} FROM pg GROUP BY pv, day, val`,
+        `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${pageSums('mk')}
+         FROM pg WHERE period = 1 GROUP BY pv, val`,
+        `SELECT ${section}, day, NULL::BIGINT AS bkt, val, ${pageSums('dk')}
+         FROM pg WHERE period = 0 GROUP BY pv, day, val`,
+      );
+    } else {
+      parts.push(
+        `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${pageSums('mk')}
+         FROM (SELECT pv, val, ${mk}, ${sums} FROM (${events}) e GROUP BY pv, val, mk)
+         GROUP BY pv, val`,
       );
     }
   }
