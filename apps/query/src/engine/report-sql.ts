@@ -71,11 +71,16 @@ const duplicates = (keyList: string, rows: string, cols: readonly string[]) =>
 const pageSums = (key: string) => `sum(visits) AS visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms,
   sum(hits) AS hits, coalesce(sum(visits) FILTER (WHERE ${key} IS NOT NULL), 0) - count(${key}) AS dup`;
 
-/** Joins the sums of a breakdown to its duplicates (rows without any get 0). */
-const joinDuplicates = (a: string, b: string) =>
-  `SELECT ${a}.*, coalesce(${b}.dup, 0) AS dup FROM ${a} LEFT JOIN ${b} ON ${a}.section = ${b}.section
-    AND ${a}.day IS NOT DISTINCT FROM ${b}.day AND ${a}.bkt IS NOT DISTINCT FROM ${b}.bkt
-    AND ${a}.val IS NOT DISTINCT FROM ${b}.val`;
+/**
+ * The sums of breakdown rows `a` with their duplicates `b` (every `b` row has its `a` row, as
+ * repeat visits are visits). A GROUP BY over both, not a join: NULL keys group together.
+ */
+const withDuplicates = (a: string, b: string) =>
+  `SELECT section, day, bkt, val, sum(visits) AS visits, sum(pageviews) AS pageviews, sum(bounces) AS bounces,
+    sum(duration_ms) AS duration_ms, sum(hits) AS hits, sum(dup) AS dup
+   FROM (SELECT *, 0 AS dup FROM ${a}
+     UNION ALL SELECT section, day, bkt, val, 0, 0, 0, 0, 0, dup FROM ${b})
+   GROUP BY section, day, bkt, val`;
 
 /**
  * One statement for a period: totals (section 'total'), the chart ('chart', key `bkt`), visit
@@ -143,7 +148,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     dups.push(duplicates(keys(d, { day: true, val: d }), 'smd', ['day', d]));
   }
   ctes.push(`va AS (${sums.join('\nUNION ALL\n')})`, `vb AS (${dups.join('\nUNION ALL\n')})`);
-  const parts = [joinDuplicates('va', 'vb')];
+  const parts = [withDuplicates('va', 'vb')];
 
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
