@@ -123,9 +123,11 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     );
   }
 
-  // One plain GROUP BY per breakdown, joined by UNION ALL, not GROUPING SETS: DuckDB builds a
-  // hash table per grouping set and thread, and with count(DISTINCT) beside them a daily report
-  // of a million events ran out of the default 256 MB. Plain aggregates stay small and cost less.
+  // The visit sums of every breakdown come from one pass over s with a grouping set per
+  // dimension (small hash tables: values, or days and values). Duplicates stay one plain GROUP
+  // BY per breakdown: DuckDB builds a hash table per grouping set and thread, and the
+  // (value, visitor) tables are large; with count(DISTINCT) beside them a daily report of a
+  // million events once ran out of the default 256 MB.
   const sums = [
     `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits FROM s`,
     `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY bkt`,
@@ -134,16 +136,25 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     duplicates(keys('total', {}), 'sm', []),
     duplicates(keys('chart', { bkt: true }), 'sm', ['bkt']),
   ];
+  if (dims.length > 0) {
+    const sets = dims.map((d) => (daily ? `(day, ${d})` : `(${d})`)).join(', ');
+    ctes.push(
+      `dg AS MATERIALIZED (SELECT ${daily ? 'day, ' : ''}${dims.join(', ')}, GROUPING(${dims.join(', ')}) AS g,
+        ${VISIT_AGGREGATES} FROM s GROUP BY GROUPING SETS (${sets}))`,
+    );
+  }
+  // GROUPING(d0, d1, ...) has a 1 bit per dimension not grouped, the first one highest
+  const setOf = (i: number) => 2 ** dims.length - 1 - 2 ** (dims.length - 1 - i);
   for (const [i, d] of dims.entries()) {
     dups.push(duplicates(keys(d, { val: d }), 'sm', [d]));
+    const rows = `FROM dg WHERE g = ${setOf(i)}`;
     if (!daily) {
-      sums.push(`SELECT ${keys(d, { val: d })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY ${d}`);
+      sums.push(`SELECT ${keys(d, { val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`);
       continue;
     }
-    ctes.push(`d${i} AS MATERIALIZED (SELECT day, ${d}, ${VISIT_AGGREGATES} FROM s GROUP BY day, ${d})`);
     sums.push(
-      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits FROM d${i} GROUP BY ${d}`,
-      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits FROM d${i}`,
+      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits ${rows} GROUP BY ${d}`,
+      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`,
     );
     dups.push(duplicates(keys(d, { day: true, val: d }), 'smd', ['day', d]));
   }
