@@ -118,8 +118,9 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   ];
   if (daily) {
     ctes.push(
-      'md AS MATERIALIZED (SELECT visitor_key, day FROM sm GROUP BY visitor_key, day HAVING count(*) > 1)',
-      'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN md USING (visitor_key, day))',
+      // the days of each repeat visitor; twice = more than one visit that day
+      'mv AS MATERIALIZED (SELECT visitor_key, day, count(*) > 1 AS twice FROM sm GROUP BY visitor_key, day)',
+      'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN (SELECT * FROM mv WHERE twice) USING (visitor_key, day))',
     );
   }
 
@@ -166,7 +167,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     const filtered = input.filters.length > 0 ? 'AND session_id IN (SELECT session_id FROM s)' : '';
     const section = "CASE WHEN pv THEN 'pages' ELSE 'events' END AS section";
     // mk: the visitor on a repeat visitor's first views, else NULL; dk the same for visitors with
-    // more than one visit that day (md), the only ones a day row could count twice
+    // more than one visit that day (mv.twice), the only ones a day row could count twice
     const events = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
         visit_first, visitor_key, ${eventLocal} // ${DAY} AS day
       FROM events
@@ -175,14 +176,16 @@ export function buildReportQuery(input: ReportSqlInput): Query {
       'CASE WHEN visit_first AND e.visitor_key IN (SELECT visitor_key FROM multi) THEN e.visitor_key END AS mk';
     const sums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
     if (daily) {
-      // one pass, two grouping sets: by value and mk for the period, by day, value and dk for days
+      // one pass, two grouping sets: by value and mk for the period, by day, value and dk for
+      // days. An event's day is its visit's, so a repeat visitor's events always find their mv row.
       ctes.push(
         `pg AS MATERIALIZED (
           SELECT pv, day, val, mk, dk, GROUPING(day) AS period, ${sums}
           FROM (
-            SELECT e.pv, e.val, e.visit_first, e.day, ${mk},
-              CASE WHEN e.visit_first AND md.visitor_key IS NOT NULL THEN e.visitor_key END AS dk
-            FROM (${events}) e LEFT JOIN md ON md.visitor_key = e.visitor_key AND md.day = e.day)
+            SELECT e.pv, e.val, e.visit_first, e.day,
+              CASE WHEN e.visit_first AND mv.visitor_key IS NOT NULL THEN e.visitor_key END AS mk,
+              CASE WHEN e.visit_first AND mv.twice THEN e.visitor_key END AS dk
+            FROM (${events}) e LEFT JOIN mv ON mv.visitor_key = e.visitor_key AND mv.day = e.day)
           GROUP BY GROUPING SETS ((pv, val, mk), (pv, day, val, dk)))`,
       );
       parts.push(
