@@ -16,6 +16,7 @@ export class SqliteSaltStore implements SaltStore {
   readonly #now: () => number;
   readonly #cache = new Map<string, Buffer>();
   #prunedFor = '';
+  #checkedAt = Number.NEGATIVE_INFINITY;
 
   constructor(db: Database.Database, now: () => number = Date.now) {
     this.#db = db;
@@ -33,9 +34,12 @@ export class SqliteSaltStore implements SaltStore {
     return row.salt;
   }
 
-  /** Deletes the salts no event can need any more (runs at most once a day). */
+  /** Deletes the salts no event can need any more (looks once a minute, deletes once a day). */
   #prune(): void {
-    const oldestLive = siteDay(this.#now() - LIMITS.maxEventAgeMs, 'Etc/GMT+12');
+    const now = this.#now();
+    if (now - this.#checkedAt < 60_000) return;
+    this.#checkedAt = now;
+    const oldestLive = siteDay(now - LIMITS.maxEventAgeMs, 'Etc/GMT+12');
     if (oldestLive === this.#prunedFor) return;
     this.#prunedFor = oldestLive;
     this.#db.prepare('DELETE FROM daily_salts WHERE day < ?').run(oldestLive);
