@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WalWriteError } from './errors.ts';
-import { openWalReader } from './reader.ts';
-import { FaultyFs, text, utf8, withTempDir } from './testing.ts';
+import { FaultyFs, payloads, utf8, withTempDir } from './testing.ts';
 import { openWalWriter } from './writer.ts';
-
-async function payloads(dir: string): Promise<string[]> {
-  const reader = openWalReader({ dir });
-  try {
-    return (await reader.read({ after: 0n })).map((r) => text(r.payload));
-  } finally {
-    await reader.close();
-  }
-}
 
 describe('a failed write', () => {
   it('rejects the appends in flight and every later one with ENOSPC until the writer is reopened', async () => {

@@ -10,8 +10,7 @@ import {
   segmentName,
 } from './format.ts';
 import { encodeMark, MARK_FILE } from './mark.ts';
-import { openWalReader } from './reader.ts';
-import { text, utf8, withTempDir } from './testing.ts';
+import { payloads, utf8, withTempDir } from './testing.ts';
 import { openWalWriter } from './writer.ts';
 
 const SEG1 = segmentName(1n);
@@ -28,15 +27,6 @@ const offsetOf = (seq: number): number => SEGMENT_HEADER_BYTES + (seq - 1) * (RE
 
 /** What a power loss can leave: the mark file's last write never reached the disk. */
 const rewindMark = (dir: string, seq: bigint) => writeFile(join(dir, MARK_FILE), encodeMark(seq));
-
-async function payloads(dir: string): Promise<string[]> {
-  const reader = openWalReader({ dir });
-  try {
-    return (await reader.read({ after: 0n })).map((r) => text(r.payload));
-  } finally {
-    await reader.close();
-  }
-}
 
 describe('opening a writer on a stream with a damaged end', () => {
   it('cuts a record that was cut short by a crash before its fsync', async () => {

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
+import { openWalReader } from './reader.ts';
 
 /** Test helpers (not exported from the package). */
 
@@ -92,5 +93,15 @@ export class FaultyFs implements WalFs {
       stat: () => handle.stat(),
       close: () => handle.close(),
     };
+  }
+}
+
+/** Every payload of a stream as text, read from the start. */
+export async function payloads(dir: string): Promise<string[]> {
+  const reader = openWalReader({ dir });
+  try {
+    return (await reader.read({ after: 0n })).map((r) => text(r.payload));
+  } finally {
+    await reader.close();
   }
 }
