@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
@@ -22,8 +23,11 @@ export interface WalFileHandle {
 }
 
 export interface WalFs {
-  /** `flags` as in node:fs ('r', 'r+', 'wx', ...); `mode` applies when the file is created. */
-  open(path: string, flags: string, mode?: number): Promise<WalFileHandle>;
+  /**
+   * `flags` as in node:fs ('r', 'r+', 'wx', ... or numeric `O_*` bits, see APPEND_FLAGS); `mode`
+   * applies when the file is created.
+   */
+  open(path: string, flags: string | number, mode?: number): Promise<WalFileHandle>;
   readdir(path: string): Promise<string[]>;
   /** Creates the directory and its parents; no error when it exists. */
   mkdir(path: string, mode?: number): Promise<void>;
@@ -43,6 +47,20 @@ export const nodeFs: WalFs = {
   unlink: (path) => fsp.unlink(path),
   stat: (path) => fsp.stat(path),
 };
+
+/**
+ * How the writer opens the segment it appends to. Where the platform has O_DSYNC (Linux, macOS),
+ * every write returns only once its bytes, and the file size needed to read them back, are on
+ * the disk: what write + fdatasync give, in one system call and one trip through libuv's thread
+ * pool instead of two. That halves the event loop's cost per group commit. Elsewhere the writer
+ * writes, then calls fdatasync.
+ */
+export const APPEND_SYNCS = constants.O_DSYNC !== undefined;
+export const APPEND_FLAGS: string | number = APPEND_SYNCS ? constants.O_RDWR | constants.O_DSYNC : 'r+';
+
+/** Whether numeric open flags ask for synchronous data writes. */
+export const isDsync = (flags: string | number): boolean =>
+  typeof flags === 'number' && APPEND_SYNCS && (flags & constants.O_DSYNC) === constants.O_DSYNC;
 
 /** Data files are readable by the service's own user only. */
 export const FILE_MODE = 0o600;

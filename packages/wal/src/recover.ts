@@ -1,6 +1,6 @@
 import { WalCorruptionError } from './errors.ts';
 import { decodeSegmentHeader, SEGMENT_HEADER_BYTES } from './format.ts';
-import { readAt, type WalFileHandle, type WalFs } from './fs.ts';
+import { APPEND_FLAGS, readAt, type WalFileHandle, type WalFs } from './fs.ts';
 import { readMark } from './mark.ts';
 import { findLaterBatchStart, scanRecord } from './scan.ts';
 import { ByteWindow, createSegment, listSegments, type SegmentRef } from './segments.ts';
@@ -39,7 +39,7 @@ export async function recoverTail(fs: WalFs, dir: string): Promise<TailRecovery>
     return { ...created, size: SEGMENT_HEADER_BYTES, lastSeq: 0n, cut: null };
   }
 
-  const handle = await fs.open(last.path, 'r+');
+  const handle = await fs.open(last.path, APPEND_FLAGS);
   try {
     const result = await scanTail(handle, last, durable);
     if (result.cut) await handle.truncate(result.size);

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { errnoCode } from './errors.ts';
 import { encodeSegmentHeader, parseSegmentName, segmentName } from './format.ts';
-import { FILE_MODE, fsyncDir, readAt, type WalFileHandle, type WalFs, writeFully } from './fs.ts';
+import {
+  APPEND_FLAGS,
+  FILE_MODE,
+  fsyncDir,
+  readAt,
+  type WalFileHandle,
+  type WalFs,
+  writeFully,
+} from './fs.ts';
 
 /** A segment file of a stream, known by the first seq in its name. */
 export interface SegmentRef {
@@ -49,7 +57,7 @@ export async function createSegment(
   }
   await fs.rename(temp, path);
   await fsyncDir(fs, dir);
-  return { segment: { firstSeq, path }, handle: await fs.open(path, 'r+') };
+  return { segment: { firstSeq, path }, handle: await fs.open(path, APPEND_FLAGS) };
 }
 
 /** Deletes temporary files a crash left behind while creating a segment. */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
+import { isDsync, nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
 import { openWalReader } from './reader.ts';
 
 /** Test helpers (not exported from the package). */
@@ -25,6 +25,8 @@ function errno(code: string): Error {
 /**
  * node:fs with counters and switchable faults on segment files, for what a real disk will not do
  * on demand: count fsyncs, fail a write with ENOSPC after writing part of it, fail an fsync.
+ * A segment opened with O_DSYNC (the writer's, see fs.ts APPEND_FLAGS) syncs in every write: such
+ * a write counts as an fsync too, and `beforeSync`/`failSyncs` act once its bytes are written.
  */
 export class FaultyFs implements WalFs {
   segmentSyncs = 0;
@@ -40,10 +42,14 @@ export class FaultyFs implements WalFs {
   failMarkWrites: string | null = null;
   /** Runs before each segment fsync; tests use it to hold an fsync open. */
   beforeSync: (() => Promise<void>) | null = null;
+  /** writes of the durable mark started so far */
+  markWrites = 0;
+  /** Runs before each write of the durable mark; tests use it to hold one open. */
+  beforeMarkWrite: (() => Promise<void>) | null = null;
 
-  async open(path: string, flags: string, mode?: number): Promise<WalFileHandle> {
+  async open(path: string, flags: string | number, mode?: number): Promise<WalFileHandle> {
     const handle = await nodeFs.open(path, flags, mode);
-    if (path.endsWith('.seg')) return this.#wrap(handle);
+    if (path.endsWith('.seg')) return this.#wrap(handle, isDsync(flags));
     if (path.endsWith('durable-seq')) return this.#wrapMark(handle);
     return handle;
   }
@@ -52,6 +58,8 @@ export class FaultyFs implements WalFs {
     return {
       read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
       write: async (buffer, offset, length, position) => {
+        this.markWrites++;
+        await this.beforeMarkWrite?.();
         if (this.failMarkWrites) throw errno(this.failMarkWrites);
         return handle.write(buffer, offset, length, position);
       },
@@ -68,7 +76,12 @@ export class FaultyFs implements WalFs {
   unlink = nodeFs.unlink;
   stat = nodeFs.stat;
 
-  #wrap(handle: WalFileHandle): WalFileHandle {
+  #wrap(handle: WalFileHandle, dsync: boolean): WalFileHandle {
+    const sync = async () => {
+      await this.beforeSync?.();
+      this.segmentSyncs++;
+      if (this.failSyncs) throw errno(this.failSyncs);
+    };
     return {
       read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
       write: async (buffer, offset, length, position) => {
@@ -78,12 +91,12 @@ export class FaultyFs implements WalFs {
             await handle.write(buffer, offset, Math.min(length, this.partialBytes), position);
           throw errno(this.failWrites);
         }
-        return handle.write(buffer, offset, length, position);
+        const written = await handle.write(buffer, offset, length, position);
+        if (dsync) await sync();
+        return written;
       },
       sync: async () => {
-        await this.beforeSync?.();
-        this.segmentSyncs++;
-        if (this.failSyncs) throw errno(this.failSyncs);
+        await sync();
         return handle.sync();
       },
       truncate: async (length) => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WalClosedError, WalLockedError } from './errors.ts';
 import { LOCK_FILE } from './lock.ts';
+import { readMark } from './mark.ts';
 import { openWalReader } from './reader.ts';
 import { FaultyFs, text, utf8, withTempDir } from './testing.ts';
 import { openWalWriter } from './writer.ts';
@@ -83,6 +84,31 @@ describe('WalWriter', () => {
       expect(wal.pending).toBe(0);
       await wal.close();
       expect(await readAll(dir)).toHaveLength(100);
+    });
+  });
+
+  it('writes the durable mark once at a time, skipping to the newest seq, never backwards', async () => {
+    await withTempDir(async (dir) => {
+      const fs = new FaultyFs();
+      const wal = await openWalWriter({ dir, fs });
+      fs.markWrites = 0;
+      let release = (): void => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      fs.beforeMarkWrite = async () => {
+        fs.beforeMarkWrite = null;
+        await held;
+      };
+      // five commits, one after the other, while the first mark write is held open
+      for (let i = 1; i <= 5; i++) expect(await wal.append(utf8(`e${i}`))).toBe(BigInt(i));
+      expect(fs.markWrites).toBe(1);
+      release();
+      await wal.close();
+      // the held write (seq 1), then one write with the newest seq instead of four
+      expect(fs.markWrites).toBe(2);
+      expect(await readMark(fs, dir)).toBe(5n);
+      expect(await readAll(dir)).toEqual(['e1', 'e2', 'e3', 'e4', 'e5']);
     });
   });
 

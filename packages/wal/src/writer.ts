@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { WalClosedError, WalWriteError } from './errors.ts';
 import {
   FLAG_BATCH_START,
@@ -6,7 +7,15 @@ import {
   SEGMENT_HEADER_BYTES,
   writeRecord,
 } from './format.ts';
-import { DIR_MODE, ensureDir, nodeFs, type WalFileHandle, type WalFs, writeFully } from './fs.ts';
+import {
+  APPEND_SYNCS,
+  DIR_MODE,
+  ensureDir,
+  nodeFs,
+  type WalFileHandle,
+  type WalFs,
+  writeFully,
+} from './fs.ts';
 import { StreamLock } from './lock.ts';
 import { MarkFile } from './mark.ts';
 import { recoverTail, type TailRecovery } from './recover.ts';
@@ -25,6 +34,11 @@ export interface WalWriterOptions {
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/**
+ * Least time between two writes of the durable mark while commits keep coming. Readers see a
+ * record at most this much later than its append resolved; the query service polls every 250 ms.
+ */
+export const MARK_INTERVAL_MS = 10;
 
 interface PendingAppend {
   payload: Uint8Array;
@@ -78,8 +92,10 @@ export class WalWriter {
   #size: number;
   #lastSeq: bigint;
   #queue: PendingAppend[] = [];
-  /** the chain of background mark writes, so they land in order and close can wait for them */
-  #marking: Promise<void> = Promise.resolve();
+  /** the mark write under way (at most one at a time), so close can wait for it */
+  #marking: Promise<void> | null = null;
+  /** the newest durable seq the mark has not been written with yet */
+  #markDue: bigint | null = null;
   #inFlight = 0;
   #draining: Promise<void> | null = null;
   #failure: WalWriteError | null = null;
@@ -225,25 +241,50 @@ export class WalWriter {
       at = writeRecord(buffer, at, firstSeq + BigInt(i), i === 0 ? FLAG_BATCH_START : 0, item.payload);
     });
     const path = this.#segment.path;
+    // With O_DSYNC (fs.ts APPEND_FLAGS) the write returns once the batch is on the disk.
     await writeFully(this.#handle, buffer, this.#size).catch((error: unknown) => {
-      throw new WalWriteError('write', path, error);
+      throw new WalWriteError(APPEND_SYNCS ? 'write and fsync (O_DSYNC)' : 'write', path, error);
     });
-    // fdatasync is enough for an append: it also flushes the new file size
-    const flush = this.#handle.datasync ? this.#handle.datasync() : this.#handle.sync();
-    await flush.catch((error: unknown) => {
-      throw new WalWriteError('fsync', path, error);
-    });
+    if (!APPEND_SYNCS) {
+      // fdatasync is enough for an append: it also flushes the new file size
+      const flush = this.#handle.datasync ? this.#handle.datasync() : this.#handle.sync();
+      await flush.catch((error: unknown) => {
+        throw new WalWriteError('fsync', path, error);
+      });
+    }
     this.#size += bytes;
     this.#lastSeq = firstSeq + BigInt(batch.length - 1);
     // The batch is durable now: its appends resolve at once, while the mark (which readers follow)
-    // is written in the background, in order. A failed mark write refuses later batches.
-    const seq = this.#lastSeq;
-    this.#marking = this.#marking.then(() =>
-      this.#mark.write(seq).catch((error: unknown) => {
-        this.#failure ??= new WalWriteError('durable mark write', this.#mark.path, error);
-      }),
-    );
+    // is written in the background.
+    this.#markDue = this.#lastSeq;
+    this.#marking ??= this.#writeMarks();
     return firstSeq;
+  }
+
+  /**
+   * Writes the mark until it holds the newest durable seq: one write at a time, and at most one
+   * every MARK_INTERVAL_MS while commits keep coming. Commits in between only move `#markDue`,
+   * so a busy stream writes its mark a hundred times a second rather than once per commit (each
+   * write is a trip through libuv's thread pool), and the mark only ever moves forward. A failed
+   * mark write refuses later batches.
+   */
+  async #writeMarks(): Promise<void> {
+    try {
+      // a do-while: the first write is always awaited, so `#marking` is set before it is cleared
+      do {
+        const started = performance.now();
+        const seq = this.#markDue!;
+        this.#markDue = null;
+        await this.#mark.write(seq).catch((error: unknown) => {
+          this.#failure ??= new WalWriteError('durable mark write', this.#mark.path, error);
+        });
+        const wait = MARK_INTERVAL_MS - (performance.now() - started);
+        if (this.#markDue !== null && wait > 0) await delay(wait);
+      } while (this.#markDue !== null && !this.#failure);
+    } finally {
+      // cleared in the step that saw nothing due, so the next commit starts a new round
+      this.#marking = null;
+    }
   }
 
   async #roll(): Promise<void> {
