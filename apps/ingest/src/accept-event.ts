@@ -54,7 +54,7 @@ export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<v
     return;
   }
   const record = enrichEvent(
-    { site, event, address, userAgent, acceptLanguage: header(r, 'accept-language'), receivedAt },
+    { site, event, page, address, userAgent, acceptLanguage: header(r, 'accept-language'), receivedAt },
     deps,
   );
   limit(deps, 'visitor', `${site.id}:${record.visitor}`, 'visitor');

@@ -2,7 +2,7 @@ import type { IngestEvent, WalEvent } from '@footfall/schema';
 import { classifyChannel } from './enrich/channels.ts';
 import type { GeoLookup, GeoResult } from './enrich/geo.ts';
 import { primaryLanguage } from './enrich/language.ts';
-import { pageOf, parseUrl, referrerOf } from './enrich/referrer.ts';
+import { pageOf, referrerOf } from './enrich/referrer.ts';
 import { parseUserAgent } from './enrich/user-agent.ts';
 import { campaignOf } from './enrich/utm.ts';
 import { type SaltStore, siteDay, visitorHash } from './enrich/visitor-hash.ts';
@@ -15,6 +15,8 @@ export type GeoPlace = GeoResult;
 export interface EnrichInput {
   site: SiteInfo;
   event: IngestEvent;
+  /** `event.u`, parsed once by the caller (which checked it is on the site) */
+  page: URL;
   /** the visitor address: used here for geo and the cookieless hash, never returned */
   address: string;
   userAgent: string;
@@ -34,7 +36,7 @@ export interface EnrichDeps {
  */
 export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
   const { site, event } = input;
-  const url = parseUrl(event.u)!; // the schema checked it is a URL
+  const url = input.page;
   const page = pageOf(url);
   const at = input.receivedAt - (event.a ?? 0);
   const ref = referrerOf(event.r, page.host, site.domain);

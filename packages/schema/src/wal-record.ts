@@ -112,20 +112,23 @@ export type WalBotDrop = v.InferOutput<typeof WalBotDropSchema>;
 export const WalRecordSchema = v.variant('t', [WalEventSchema, WalCrawlSchema, WalBotDropSchema]);
 export type WalRecord = v.InferInput<typeof WalRecordSchema>;
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
  * Encodes a record as the UTF-8 JSON payload of one WAL record. Null fields are left out (about
  * 40 % fewer bytes for a typical event, and a faster decode); decoding puts them back as null.
+ * The JSON is built as a string, key by key: copying the record into a new object first makes
+ * V8 fall back to a slow dictionary object, and this runs once per accepted event. Keys are the
+ * schema's own identifiers (no escaping needed); every value goes through JSON.stringify.
  */
 export function encodeWalRecord(record: WalRecord): Uint8Array {
-  const compact: Record<string, unknown> = {};
+  let json = '{';
   for (const key in record) {
     const value = (record as Record<string, unknown>)[key];
-    if (value !== null && value !== undefined) compact[key] = value;
+    if (value === null || value === undefined) continue;
+    json += `${json.length === 1 ? '' : ','}"${key}":${JSON.stringify(value)}`;
   }
-  return encoder.encode(JSON.stringify(compact));
+  return Buffer.from(`${json}}`, 'utf8');
 }
 
 /** Parses a WAL payload; throws a valibot error when it is not a valid record. */

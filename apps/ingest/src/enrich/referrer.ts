@@ -18,10 +18,17 @@ export interface ReferrerParts {
 
 const NO_REFERRER: ReferrerParts = Object.freeze({ referrerHost: null, referrerPath: null });
 
-/** Parses an absolute URL; null instead of throwing when it is not one. */
+/**
+ * Parses an absolute URL; null instead of throwing when it is not one. One parse: nearly every
+ * URL that arrives is valid, and `URL.canParse` first would parse it twice.
+ */
 export function parseUrl(raw: string | undefined | null): URL | null {
   if (raw === undefined || raw === null || raw === '') return null;
-  return URL.canParse(raw) ? new URL(raw) : null;
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
 }
 
 /**
