@@ -1,9 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { type Config, ConfigError, describeConfig, loadConfig } from '@footfall/config';
 import { createLogger, type Logger } from '@footfall/http';
-import { startIngestGateway } from '@footfall/ingest';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
-import { startQueryService } from '@footfall/query';
 import { runAdmin } from './admin/admin.ts';
 import { announceSetup } from './setup-link.ts';
 import { isSetupDone } from './setup-state.ts';
@@ -47,10 +45,16 @@ export async function main(argv: string[]): Promise<void> {
         err: (line) => console.error(line),
       });
       return;
+    // Each service is imported by its own command only: the gateway never loads DuckDB (about
+    // 60 MB of resident memory) and the query service never loads the ingest pipeline.
     case 'ingest':
-      return runProcess('ingest', config, (logger) => startIngestGateway(config, logger));
+      return runProcess('ingest', config, async (logger) => {
+        const { startIngestGateway } = await import('@footfall/ingest');
+        return startIngestGateway(config, logger);
+      });
     case 'query':
       return runProcess('query', config, async (logger) => {
+        const { startQueryService } = await import('@footfall/query');
         const service = await startQueryService(config, logger);
         if (!rest.includes('--no-setup-link')) {
           const instance = prepareInstance(config);
