@@ -93,6 +93,20 @@ export function lookupSource(utmSource: string | null): KnownSource | null {
   return key.includes('.') ? lookupHost(hostKey(key)) : null;
 }
 
+type Category = KnownSource['category'];
+
+// Plain functions rather than closures inside classifyChannel: this runs once per event, and a
+// closure is a new function object (and, under tsx, a __name call) every time.
+/** The utm_source's category is `c`, or there is no known utm_source and the referrer's is. */
+function sourceOrElseReferrerIs(source: KnownSource | null, referrer: KnownSource | null, c: Category) {
+  return source?.category === c || (source === null && referrer?.category === c);
+}
+
+/** Either the utm_source's or the referrer's category is `c`. */
+function eitherIs(source: KnownSource | null, referrer: KnownSource | null, c: Category) {
+  return source?.category === c || referrer?.category === c;
+}
+
 const DIRECT: ChannelResult = Object.freeze({ channel: 'Direct', assistant: null });
 
 function result(channel: Channel, assistant: string | null = null): ChannelResult {
@@ -114,13 +128,9 @@ export function classifyChannel(input: ChannelInput): ChannelResult {
   const fromSource = lookupSource(input.utmSource);
   const fromReferrer =
     input.referrerHost === null ? null : lookupHost(input.referrerHost, input.referrerPath);
-  const category = (c: KnownSource['category']) =>
-    fromSource?.category === c || (fromSource === null && fromReferrer?.category === c);
-  const anyCategory = (c: KnownSource['category']) =>
-    fromSource?.category === c || fromReferrer?.category === c;
 
   if (medium !== '' && MEDIUMS.paid.test(medium)) {
-    return result(category('social') ? 'Paid Social' : 'Paid Search');
+    return result(sourceOrElseReferrerIs(fromSource, fromReferrer, 'social') ? 'Paid Social' : 'Paid Search');
   }
   const clickChannel = input.clickId === null ? undefined : clickChannels.get(input.clickId);
   if (clickChannel === 'Paid Search' || clickChannel === 'Paid Social') return result(clickChannel);
@@ -128,9 +138,14 @@ export function classifyChannel(input: ChannelInput): ChannelResult {
   if (fromSource?.category === 'ai') return result('AI Assistant', fromSource.name);
   if (fromReferrer?.category === 'ai') return result('AI Assistant', fromReferrer.name);
 
-  if (MEDIUMS.email.has(medium) || anyCategory('email')) return result('Email');
-  if (MEDIUMS.search.has(medium) || anyCategory('search')) return result('Organic Search');
-  if (MEDIUMS.social.has(medium) || anyCategory('social') || clickChannel === 'Organic Social') {
+  if (MEDIUMS.email.has(medium) || eitherIs(fromSource, fromReferrer, 'email')) return result('Email');
+  if (MEDIUMS.search.has(medium) || eitherIs(fromSource, fromReferrer, 'search'))
+    return result('Organic Search');
+  if (
+    MEDIUMS.social.has(medium) ||
+    eitherIs(fromSource, fromReferrer, 'social') ||
+    clickChannel === 'Organic Social'
+  ) {
     return result('Organic Social');
   }
   if (
