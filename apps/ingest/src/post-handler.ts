@@ -55,7 +55,7 @@ export function handleIngestPost(
     if (over) return;
     let body: unknown;
     try {
-      body = JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+      body = JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'));
     } catch {
       fail(deps, res, started, new AppError('invalid_body', 'the body is not valid JSON'));
       return;
