@@ -60,7 +60,8 @@ async function load(server: { child: ChildProcess; port: number }, bodies: strin
   const n = Math.max(1, result.requests.total);
   return {
     result,
-    serverUs: serverBefore === null || serverAfter === null ? Number.NaN : ((serverAfter - serverBefore) * 1e6) / n,
+    serverUs:
+      serverBefore === null || serverAfter === null ? Number.NaN : ((serverAfter - serverBefore) * 1e6) / n,
     clientUs: (client.user + client.system) / n,
   };
 }
