@@ -6,6 +6,7 @@ import {
   ASSIGN_SQL,
   DELETE_VISITS_SQL,
   INSERT_VISITS_SQL,
+  PREV_SQL,
   UPDATE_EVENTS_SQL,
   VISITS_SQL,
   WINDOW_SQL,
@@ -197,6 +198,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
      FROM new_ev n LEFT JOIN asg a ON a.is_new AND a.site = n.site AND a.id = n.id
      ORDER BY n.ts`,
   );
+  await connection.run(PREV_SQL, params); // reads stored visits before lo: before the delete
   await connection.run(DELETE_VISITS_SQL, params);
   await connection.run(INSERT_VISITS_SQL);
   return fresh;

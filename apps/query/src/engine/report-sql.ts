@@ -1,8 +1,9 @@
+import { localToInstant } from './buckets.ts';
 import type { Query } from './duckdb.ts';
 import { DIMENSION_COLUMNS, filterSql } from './filters.ts';
 import type { Bucket, Filter, VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
-import { instant, localMsSql, type TimePlan } from './time-plan.ts';
+import { instant, localMsSql, offsetAt, type TimePlan } from './time-plan.ts';
 
 /** What one report statement computes. */
 export interface ReportSqlInput {
@@ -18,7 +19,26 @@ export interface ReportSqlInput {
   daily: boolean;
   /** rows kept per breakdown (per breakdown and day for daily rows) */
   limit: number;
+  /**
+   * Count visitors from each visit's stored previous visits (`prev_*`, see visits-sql.ts
+   * PREV_SQL) instead of looking for repeat visitors. Only without filters (a filtered-out
+   * previous visit would hide a visitor) and for periods of at most FAST_MAX_DAYS days.
+   */
+  fast?: boolean;
 }
+
+/** `(day, first instant of that local day)` rows for every local day of a plan's period. */
+function dayStarts(plan: TimePlan, p: Params): string[] {
+  const dayOf = (ms: number) => Math.floor((ms + offsetAt(plan, ms)) / DAY);
+  const rows: string[] = [];
+  for (let d = dayOf(plan.startMs); d <= dayOf(plan.endMs - 1); d++) {
+    rows.push(`(${p.add(d)}::BIGINT, ${p.add(instant(localToInstant(plan, d * DAY)))}::TIMESTAMPTZ)`);
+  }
+  return rows;
+}
+
+/** The longest period the stored previous visits answer for (the loader looks back 33 days). */
+export const FAST_MAX_DAYS = 32;
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -107,60 +127,54 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   const dimCols = dims.map((d) => `${DIMENSION_COLUMNS[d]} AS ${d}`).join(', ');
   const daily = input.daily;
 
-  const ctes = [
-    `s AS MATERIALIZED (
-      SELECT visitor_key, pageviews, duration_ms, session_id${dimCols ? `, ${dimCols}` : ''},
+  const fast = input.fast === true && input.filters.length === 0;
+  // fast: whether each visit's previous visit (overall, and with the same value of each
+  // dimension) started before the period (np*), and the local day it started (pd*)
+  const prevCols = fast
+    ? [
+        `(prev_at IS NULL OR prev_at < ${start}) AS np`,
+        `${bucketKeySql(input.bucket, 'prev_at', localMsSql('prev_at', input.plan, p))} AS prev_bkt`,
+        ...dims.map((d) => `(prev_${d} IS NULL OR prev_${d} < ${start}) AS np_${d}`),
+        ...(daily ? dims.map((d) => `prev_${d}`) : []),
+      ]
+    : [];
+  const visits = `SELECT visitor_key, pageviews, duration_ms, session_id${dimCols ? `, ${dimCols}` : ''},
         ${bucketKeySql(input.bucket, 'started_at', local)} AS bkt, ${local} // ${DAY} AS day
+        ${prevCols.map((c) => `, ${c}`).join('')}
       FROM sessions
-      WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where})`,
-    'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
+      WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}`;
+  const ctes: string[] = [];
+  if (fast && daily) {
+    // a visit is its visitor's first of the day with its value when the previous visit with that
+    // value started before the local day did: the day's first instant comes from this small
+    // table (computed from the zone's offsets), not from per-row time zone arithmetic
+    ctes.push(`ds(day, day_start) AS (VALUES ${dayStarts(input.plan, p).join(', ')})`);
+    ctes.push(`s AS MATERIALIZED (
+      SELECT x.* EXCLUDE (${dims.map((d) => `prev_${d}`).join(', ')}),
+        ${dims.map((d) => `(x.prev_${d} IS NULL OR x.prev_${d} < ds.day_start) AS nd_${d}`).join(', ')}
+      FROM (${visits}) x LEFT JOIN ds USING (day))`);
+  } else {
+    ctes.push(`s AS MATERIALIZED (${visits})`);
+  }
+  ctes.push(
+    // visitors with more than one visit in the period
+    fast
+      ? 'multi AS (SELECT DISTINCT visitor_key FROM s WHERE NOT np)'
+      : 'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
     'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
-  ];
+  );
   if (daily) {
+    // the days of each repeat visitor; twice = more than one visit that day
     ctes.push(
-      // the days of each repeat visitor; twice = more than one visit that day
       'mv AS MATERIALIZED (SELECT visitor_key, day, count(*) > 1 AS twice FROM sm GROUP BY visitor_key, day)',
-      'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN (SELECT * FROM mv WHERE twice) USING (visitor_key, day))',
     );
-  }
-
-  // The visit sums of every breakdown come from one pass over s with a grouping set per
-  // dimension (small hash tables: values, or days and values). Duplicates stay one plain GROUP
-  // BY per breakdown: DuckDB builds a hash table per grouping set and thread, and the
-  // (value, visitor) tables are large; with count(DISTINCT) beside them a daily report of a
-  // million events once ran out of the default 256 MB.
-  const sums = [
-    `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits FROM s`,
-    `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY bkt`,
-  ];
-  const dups = [
-    duplicates(keys('total', {}), 'sm', []),
-    duplicates(keys('chart', { bkt: true }), 'sm', ['bkt']),
-  ];
-  if (dims.length > 0) {
-    const sets = dims.map((d) => (daily ? `(day, ${d})` : `(${d})`)).join(', ');
-    ctes.push(
-      `dg AS MATERIALIZED (SELECT ${daily ? 'day, ' : ''}${dims.join(', ')}, GROUPING(${dims.join(', ')}) AS g,
-        ${VISIT_AGGREGATES} FROM s GROUP BY GROUPING SETS (${sets}))`,
-    );
-  }
-  // GROUPING(d0, d1, ...) has a 1 bit per dimension not grouped, the first one highest
-  const setOf = (i: number) => 2 ** dims.length - 1 - 2 ** (dims.length - 1 - i);
-  for (const [i, d] of dims.entries()) {
-    dups.push(duplicates(keys(d, { val: d }), 'sm', [d]));
-    const rows = `FROM dg WHERE g = ${setOf(i)}`;
-    if (!daily) {
-      sums.push(`SELECT ${keys(d, { val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`);
-      continue;
+    if (!fast) {
+      ctes.push(
+        'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN (SELECT * FROM mv WHERE twice) USING (visitor_key, day))',
+      );
     }
-    sums.push(
-      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits ${rows} GROUP BY ${d}`,
-      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`,
-    );
-    dups.push(duplicates(keys(d, { day: true, val: d }), 'smd', ['day', d]));
   }
-  ctes.push(`va AS (${sums.join('\nUNION ALL\n')})`, `vb AS (${dups.join('\nUNION ALL\n')})`);
-  const parts = [withDuplicates('va', 'vb')];
+  const parts = [fast ? fastVisitRows(dims, daily, ctes) : slowVisitRows(dims, daily, ctes)];
 
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('visit_start', input.plan, p);
@@ -213,4 +227,84 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     QUALIFY section IN ('total', 'chart')
       OR row_number() OVER (PARTITION BY section, day ORDER BY visits - dup DESC, val ASC NULLS LAST) <= ${limit}`;
   return p.query(sql);
+}
+
+/**
+ * Visit rows from repeat visitors (`sm`, `smd`): visitors = visits - duplicates (see
+ * buildReportQuery). Pushes its CTEs onto `ctes`.
+ */
+function slowVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: string[]): string {
+  // The visit sums of every breakdown come from one pass over s with a grouping set per
+  // dimension (small hash tables: values, or days and values). Duplicates stay one plain GROUP
+  // BY per breakdown: DuckDB builds a hash table per grouping set and thread, and the
+  // (value, visitor) tables are large; with count(DISTINCT) beside them a daily report of a
+  // million events once ran out of the default 256 MB.
+  const sums = [
+    `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits FROM s`,
+    `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits FROM s GROUP BY bkt`,
+  ];
+  const dups = [
+    duplicates(keys('total', {}), 'sm', []),
+    duplicates(keys('chart', { bkt: true }), 'sm', ['bkt']),
+  ];
+  if (dims.length > 0) {
+    const sets = dims.map((d) => (daily ? `(day, ${d})` : `(${d})`)).join(', ');
+    ctes.push(
+      `dg AS MATERIALIZED (SELECT ${daily ? 'day, ' : ''}${dims.join(', ')}, GROUPING(${dims.join(', ')}) AS g,
+        ${VISIT_AGGREGATES} FROM s GROUP BY GROUPING SETS (${sets}))`,
+    );
+  }
+  // GROUPING(d0, d1, ...) has a 1 bit per dimension not grouped, the first one highest
+  const setOf = (i: number) => 2 ** dims.length - 1 - 2 ** (dims.length - 1 - i);
+  for (const [i, d] of dims.entries()) {
+    dups.push(duplicates(keys(d, { val: d }), 'sm', [d]));
+    const rows = `FROM dg WHERE g = ${setOf(i)}`;
+    if (!daily) {
+      sums.push(`SELECT ${keys(d, { val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`);
+      continue;
+    }
+    sums.push(
+      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits ${rows} GROUP BY ${d}`,
+      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits ${rows}`,
+    );
+    dups.push(duplicates(keys(d, { day: true, val: d }), 'smd', ['day', d]));
+  }
+  ctes.push(`va AS (${sums.join('\nUNION ALL\n')})`, `vb AS (${dups.join('\nUNION ALL\n')})`);
+  return withDuplicates('va', 'vb');
+}
+
+/**
+ * Visit rows from the stored previous visits: a visit is its visitor's first in the period (or
+ * day, or chart bucket) with its value when the previous visit with that value started before
+ * it, so visitors are a filtered count in the same pass as the visit sums. Rows carry
+ * `dup` = visits - visitors like the slow path's. Pushes its CTEs onto `ctes`.
+ */
+function fastVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: string[]): string {
+  const dup = (isNew: string) => `count(*) - count(*) FILTER (WHERE ${isNew}) AS dup`;
+  const rows = [
+    `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits, ${dup('np')} FROM s`,
+    `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits,
+      ${dup('prev_bkt IS NULL OR prev_bkt < bkt')} FROM s GROUP BY bkt`,
+  ];
+  for (const d of dims) {
+    if (!daily) {
+      rows.push(
+        `SELECT ${keys(d, { val: d })}, ${VISIT_AGGREGATES}, 0 AS hits, ${dup(`np_${d}`)} FROM s GROUP BY ${d}`,
+      );
+      continue;
+    }
+    // one pass per dimension by day and value; the period's rows are summed from it
+    ctes.push(
+      `dd_${d} AS MATERIALIZED (SELECT day, ${d}, ${VISIT_AGGREGATES},
+        count(*) FILTER (WHERE nd_${d}) AS vday, count(*) FILTER (WHERE np_${d}) AS vper
+        FROM s GROUP BY day, ${d})`,
+    );
+    rows.push(
+      `SELECT ${keys(d, { day: true, val: d })}, visits, pageviews, bounces, duration_ms, 0 AS hits, visits - vday AS dup
+       FROM dd_${d}`,
+      `SELECT ${keys(d, { val: d })}, ${VISIT_ROLLUP}, 0 AS hits, sum(visits) - sum(vper) AS dup
+       FROM dd_${d} GROUP BY ${d}`,
+    );
+  }
+  return rows.join('\nUNION ALL\n');
 }

@@ -1,7 +1,7 @@
 import { bucketSlots, dayNumber, dayString } from './buckets.ts';
 import type { DuckDb, Row } from './duckdb.ts';
 import { type Period, type ReportParams, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
-import { buildReportQuery } from './report-sql.ts';
+import { buildReportQuery, FAST_MAX_DAYS } from './report-sql.ts';
 import type { Breakdowns, ChartPoint, DailyBreakdowns, Metrics, Report } from './report-types.ts';
 import { parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
 
@@ -88,6 +88,13 @@ const byVisitorsThenValue = (a: Row, b: Row): number => {
   return x < y ? -1 : 1;
 };
 
+let slowReports = false;
+
+/** Test seam: answer every report the slow way (repeat visitors), to compare both ways. */
+export function useSlowReports(on: boolean): void {
+  slowReports = on;
+}
+
 /**
  * The whole dashboard report of one site for validated parameters, in the site's zone.
  * Runs at most four statements: the period's (and compared period's) time plan, then the
@@ -105,7 +112,10 @@ export async function runReport(
     plan(db, timeZone, params.period),
     compare ? plan(db, timeZone, compare) : Promise.resolve(null),
   ]);
-  const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit };
+  // the stored previous visits answer for short unfiltered periods (report-sql.ts, `fast`)
+  const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
+  const fast = params.filters.length === 0 && days <= FAST_MAX_DAYS && !slowReports;
+  const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
     db.read(
       buildReportQuery({ ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily }),
@@ -126,13 +136,13 @@ export async function runReport(
 
   const total = (r: Row[]) => metrics(sums(r.find((row) => row['section'] === 'total') ?? {}));
   const breakdowns = emptyBreakdowns(dimensions);
-  const days = new Map<number, Breakdowns>();
+  const byDay = new Map<number, Breakdowns>();
   let daily: DailyBreakdowns[] | null = null;
   if (params.daily) {
     daily = [];
     for (let d = dayNumber(params.period.from); d <= dayNumber(params.period.to); d++) {
       const entry = { day: dayString(d), breakdowns: emptyBreakdowns(dimensions) };
-      days.set(d, entry.breakdowns);
+      byDay.set(d, entry.breakdowns);
       daily.push(entry);
     }
   }
@@ -142,7 +152,7 @@ export async function runReport(
     const day = row['day'];
     if (day === null || day === undefined) addRow(breakdowns, section, row);
     else {
-      const into = days.get(num(day));
+      const into = byDay.get(num(day));
       if (into) addRow(into, section, row);
     }
   }

@@ -124,6 +124,52 @@ DELETE FROM sessions USING affected a
 WHERE sessions.site = a.site AND sessions.visitor = a.visitor AND sessions.started_at >= a.lo
   AND sessions.last_at >= $1`;
 
+/** How far back the loader looks for a visit's previous visits (see PREV_SQL). */
+export const PREV_LOOKBACK = "INTERVAL '33 days'";
+
+/** The `sessions` column of each visit dimension, as VISITS_SQL's `f` struct and `vis` name it. */
+const PREV_DIMENSIONS = [
+  ['channel', 'channel', 'f.channel'],
+  ['referrer', 'referrer', 'f.referrer'],
+  ['entry_page', 'entry_page', 'f.entry_page'],
+  ['exit_page', 'exit_page', 'exit_page'],
+  ['campaign', 'utm_campaign', 'f.utm_campaign'],
+  ['source', 'utm_source', 'f.utm_source'],
+  ['medium', 'utm_medium', 'f.utm_medium'],
+  ['country', 'country', 'f.country'],
+  ['region', 'region', 'f.region'],
+  ['city', 'city', 'f.city'],
+  ['device', 'device', 'f.device'],
+  ['browser', 'browser', 'f.browser'],
+  ['os', 'os', 'f.os'],
+  ['language', 'language', 'f.language'],
+] as const;
+
+/**
+ * Each rebuilt visit's previous visit by the same visitor (`prev_at`), and per dimension its
+ * previous visit with the same value (`prev_<dimension>`), among the rebuilt visits and the
+ * visitor's stored visits that started in the 33 days before `lo` (the ones before `lo` are not
+ * rebuilt). A previous visit older than that may come out NULL: reports use these only for
+ * periods of at most 32 days, where such a visit lies before the period anyway. `$1` = min lo.
+ */
+export const PREV_SQL = `
+CREATE OR REPLACE TEMP TABLE vprev AS
+WITH cand AS (
+  SELECT s.site, s.visitor, s.started_at, false AS fresh,
+    ${PREV_DIMENSIONS.map(([d, c]) => `s.${c} AS ${d}`).join(', ')}
+  FROM sessions s JOIN affected a ON s.site = a.site AND s.visitor = a.visitor
+  WHERE s.started_at < a.lo AND s.started_at >= a.lo - ${PREV_LOOKBACK}
+    AND s.started_at >= $1 - ${PREV_LOOKBACK}
+  UNION ALL
+  SELECT site, visitor, started_at, true, ${PREV_DIMENSIONS.map(([d, , f]) => `${f} AS ${d}`).join(', ')}
+  FROM vis
+)
+SELECT site, visitor, started_at,
+  lag(started_at) OVER (PARTITION BY site, visitor ORDER BY started_at) AS prev_at,
+  ${PREV_DIMENSIONS.map(([d]) => `lag(started_at) OVER (PARTITION BY site, visitor, ${d} ORDER BY started_at) AS prev_${d}`).join(',\n  ')}
+FROM cand
+QUALIFY fresh`;
+
 export const INSERT_VISITS_SQL = `
 INSERT INTO sessions
 SELECT v.site, v.session_id, v.visitor, v.visitor_key, v.started_at, v.last_at,
@@ -131,7 +177,9 @@ SELECT v.site, v.session_id, v.visitor, v.visitor_key, v.started_at, v.last_at,
   epoch_ms(greatest(v.last_at, coalesce(p.ended_at, v.last_at))) - epoch_ms(v.started_at) AS duration_ms,
   v.pageviews, v.events, v.f.channel, v.f.assistant, v.f.referrer, v.f.entry_page, v.exit_page,
   v.f.utm_source, v.f.utm_medium, v.f.utm_campaign, v.f.country, v.f.region, v.f.city,
-  v.f.device, v.f.browser, v.f.os, v.f.language
+  v.f.device, v.f.browser, v.f.os, v.f.language,
+  q.prev_at, ${PREV_DIMENSIONS.map(([d]) => `q.prev_${d}`).join(', ')}
 FROM vis v
 LEFT JOIN (SELECT session_id, max(ts) AS ended_at FROM asg WHERE session_id IS NOT NULL GROUP BY session_id) p
-  ON p.session_id = v.session_id`;
+  ON p.session_id = v.session_id
+LEFT JOIN vprev q ON q.site = v.site AND q.visitor = v.visitor AND q.started_at = v.started_at`;
