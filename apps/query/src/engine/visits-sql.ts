@@ -127,7 +127,11 @@ WHERE sessions.site = a.site AND sessions.visitor = a.visitor AND sessions.start
 /** How far back the loader looks for a visit's previous visits (see PREV_SQL). */
 export const PREV_LOOKBACK = "INTERVAL '33 days'";
 
-/** The `sessions` column of each visit dimension, as VISITS_SQL's `f` struct and `vis` name it. */
+/**
+ * Each visit dimension: its `prev_` column name, its `sessions` column, and the expression for it
+ * in `vis` (VISITS_SQL). In the order migration 2 added the `prev_` columns: INSERT_VISITS_SQL
+ * fills them by position (report-fast.test.ts would catch a mix-up).
+ */
 const PREV_DIMENSIONS = [
   ['channel', 'channel', 'f.channel'],
   ['referrer', 'referrer', 'f.referrer'],
