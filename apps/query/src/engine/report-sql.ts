@@ -129,7 +129,8 @@ export function buildReportQuery(input: ReportSqlInput): Query {
 
   const fast = input.fast === true && input.filters.length === 0;
   // fast: whether each visit's previous visit (overall, and with the same value of each
-  // dimension) started before the period (np*), and the local day it started (pd*)
+  // dimension) started before the period (np*), the chart bucket it started in, and for day
+  // rows the previous visits themselves (compared with the local day's start below)
   const prevCols = fast
     ? [
         `(prev_at IS NULL OR prev_at < ${start}) AS np`,
@@ -156,14 +157,18 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   } else {
     ctes.push(`s AS MATERIALIZED (${visits})`);
   }
-  ctes.push(
-    // visitors with more than one visit in the period
-    fast
-      ? 'multi AS (SELECT DISTINCT visitor_key FROM s WHERE NOT np)'
-      : 'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
-    'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
-  );
-  if (daily) {
+  // Repeat visitors: every slow count needs them; the fast way only for pages and events.
+  const repeats = !fast || input.pagesAndEvents;
+  if (repeats) {
+    ctes.push(
+      // visitors with more than one visit in the period
+      fast
+        ? 'multi AS (SELECT DISTINCT visitor_key FROM s WHERE NOT np)'
+        : 'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
+      'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
+    );
+  }
+  if (daily && repeats) {
     // the days of each repeat visitor; twice = more than one visit that day
     ctes.push(
       'mv AS MATERIALIZED (SELECT visitor_key, day, count(*) > 1 AS twice FROM sm GROUP BY visitor_key, day)',
