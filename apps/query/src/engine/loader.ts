@@ -7,6 +7,7 @@ import {
   DELETE_VISITS_SQL,
   INSERT_VISITS_SQL,
   PREV_SQL,
+  PREV_VIEWS_SQL,
   UPDATE_EVENTS_SQL,
   VISITS_SQL,
   WINDOW_SQL,
@@ -187,6 +188,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   await connection.run(WINDOW_SQL, params);
   await connection.run(VISITS_SQL);
   await connection.run(ASSIGN_SQL);
+  await connection.run(PREV_VIEWS_SQL, params); // reads stored first views before lo
   await connection.run(UPDATE_EVENTS_SQL, params);
   await connection.run(
     `INSERT INTO events
@@ -194,8 +196,8 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
        n.referrer_host, n.referrer_path, n.channel, n.assistant, n.utm_source, n.utm_medium, n.utm_campaign,
        n.utm_term, n.utm_content, n.click_id, n.browser, n.browser_version, n.os, n.os_version, n.device,
        n.language, n.country, n.region, n.city, n.screen_w, n.screen_h, n.engaged_ms, n.scroll, n.lcp, n.fcp,
-       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start, coalesce(a.visit_first, false)
-     FROM new_ev n LEFT JOIN asg a ON a.is_new AND a.site = n.site AND a.id = n.id
+       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start, coalesce(a.visit_first, false), a.prev_view_at
+     FROM new_ev n LEFT JOIN asgp a ON a.is_new AND a.site = n.site AND a.id = n.id
      ORDER BY n.ts`,
   );
   await connection.run(PREV_SQL, params); // reads stored visits before lo: before the delete

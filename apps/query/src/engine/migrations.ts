@@ -141,7 +141,7 @@ const V2_DIMENSIONS = [
 
 const V2: Migration = {
   version: 2,
-  name: "each visit's previous visit by the same visitor, overall and with the same value per dimension",
+  name: "each visit's previous visit by the same visitor, overall and per dimension value; each first view's previous visit with that view",
   statements: [
     // prev_at: start of the visitor's previous visit; prev_<dimension>: start of their previous
     // visit with the same value of that dimension (NULL is a value too). NULL when there is none
@@ -158,6 +158,17 @@ const V2: Migration = {
          ${V2_DIMENSIONS.map(([d, c]) => `lag(started_at) OVER (PARTITION BY site, visitor, ${c} ORDER BY started_at) AS prev_${d}`).join(',\n         ')}
        FROM sessions) p
      WHERE sessions.site = p.site AND sessions.session_id = p.session_id`,
+    // On the first pageview of a path (first custom event of a name) in a visit: the start of
+    // the visitor's previous visit with a first view of the same path (name); NULL otherwise.
+    'ALTER TABLE events ADD COLUMN prev_view_at TIMESTAMPTZ',
+    `UPDATE events SET prev_view_at = p.prev_view_at
+     FROM (
+       SELECT site, id, ts,
+         lag(visit_start) OVER (
+           PARTITION BY site, visitor, kind, CASE WHEN kind = 'pv' THEN path ELSE name END
+           ORDER BY visit_start) AS prev_view_at
+       FROM events WHERE visit_first) p
+     WHERE events.site = p.site AND events.id = p.id AND events.ts = p.ts AND p.prev_view_at IS NOT NULL`,
   ],
 };
 

@@ -148,7 +148,10 @@ describe('visitors from stored previous visits', () => {
     engine.close();
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();
-    const backfill = MIGRATIONS.find((m) => m.version === 2)!.statements.at(-1)!;
+    const backfills = MIGRATIONS.find((m) => m.version === 2)!.statements.filter((q) =>
+      q.startsWith('UPDATE'),
+    );
+    expect(backfills).toHaveLength(2);
     const columns = [
       'prev_at',
       'prev_channel',
@@ -158,7 +161,8 @@ describe('visitors from stored previous visits', () => {
       'prev_entry_page',
     ];
     await connection.run(`UPDATE sessions SET ${columns.map((c) => `${c} = NULL`).join(', ')}`);
-    await connection.run(backfill);
+    await connection.run('UPDATE events SET prev_view_at = NULL');
+    for (const backfill of backfills) await connection.run(backfill);
     connection.closeSync();
     instance.closeSync();
     engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });

@@ -157,8 +157,8 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   } else {
     ctes.push(`s AS MATERIALIZED (${visits})`);
   }
-  // Repeat visitors: every slow count needs them; the fast way only for pages and events.
-  const repeats = !fast || input.pagesAndEvents;
+  // Repeat visitors: only the slow way needs them.
+  const repeats = !fast;
   if (repeats) {
     ctes.push(
       // visitors with more than one visit in the period
@@ -194,7 +194,34 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     const mk =
       'CASE WHEN visit_first AND e.visitor_key IN (SELECT visitor_key FROM multi) THEN e.visitor_key END AS mk';
     const sums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
-    if (daily) {
+    if (fast) {
+      // A visitor of a path (event name) is one first view: the one whose previous visit with a
+      // first view of it started before the period (day): `prev_view_at`, see visits-sql.ts.
+      const newIn = (since: string) =>
+        `count(*) FILTER (WHERE visit_first AND (prev_view_at IS NULL OR prev_view_at < ${since}))`;
+      const views = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
+          visit_first, prev_view_at, ${eventLocal} // ${DAY} AS day
+        FROM events
+        WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end}`;
+      const pageRow = 'visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms, hits';
+      if (daily) {
+        ctes.push(
+          `pd AS MATERIALIZED (SELECT pv, val, day, ${sums}, ${newIn('day_start')} AS vday, ${newIn(start)} AS vper
+            FROM (${views}) e LEFT JOIN ds USING (day) GROUP BY pv, val, day)`,
+        );
+        parts.push(
+          `SELECT ${section}, day, NULL::BIGINT AS bkt, val, ${pageRow}, visits - vday AS dup FROM pd`,
+          `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, sum(visits) AS visits, 0 AS pageviews,
+             0 AS bounces, 0 AS duration_ms, sum(hits) AS hits, sum(visits) - sum(vper) AS dup
+           FROM pd GROUP BY pv, val`,
+        );
+      } else {
+        parts.push(
+          `SELECT ${section}, NULL::BIGINT AS day, NULL::BIGINT AS bkt, val, ${pageRow}, visits - vper AS dup
+           FROM (SELECT pv, val, ${sums}, ${newIn(start)} AS vper FROM (${views}) e GROUP BY pv, val)`,
+        );
+      }
+    } else if (daily) {
       // one pass, two grouping sets: by value and mk for the period, by day, value and dk for
       // days. An event's day is its visit's, so a repeat visitor's events always find their mv row.
       ctes.push(

@@ -110,22 +110,50 @@ SELECT site, id, ts, is_new, session_id, visit_start,
     AND row_number() OVER (PARTITION BY session_id, kind, what ORDER BY ts, id) = 1, false) AS visit_first
 FROM joined`;
 
+/**
+ * For each first view in the window (asg.visit_first): the start of the visitor's previous visit
+ * with a first view of the same path (custom event name), among the window and the visitor's
+ * stored first views of the 33 days before `lo` (older ones may be left out, as in PREV_SQL).
+ * `$1` = min lo. The result, `asgp`, is `asg` with `prev_view_at`.
+ */
+/** How far back the loader looks for previous visits (PREV_VIEWS_SQL, PREV_SQL). */
+export const PREV_LOOKBACK = "INTERVAL '33 days'";
+
+export const PREV_VIEWS_SQL = `
+CREATE OR REPLACE TEMP TABLE asgp AS
+WITH cand AS (
+  SELECT e.site, e.id, e.ts, false AS fresh, e.visitor, e.kind,
+    CASE WHEN e.kind = 'pv' THEN e.path ELSE e.name END AS what, e.visit_start
+  FROM events e JOIN affected a ON e.site = a.site AND e.visitor = a.visitor
+  WHERE e.visit_first AND e.ts < a.lo AND e.ts >= a.lo - ${PREV_LOOKBACK}
+    AND e.ts >= $1 - ${PREV_LOOKBACK}
+  UNION ALL
+  SELECT a.site, a.id, a.ts, true, w.visitor, w.kind,
+    CASE WHEN w.kind = 'pv' THEN w.path ELSE w.name END, a.visit_start
+  FROM asg a JOIN win w ON w.site = a.site AND w.id = a.id AND w.ts = a.ts
+  WHERE a.visit_first
+), prev AS (
+  SELECT site, id, ts,
+    lag(visit_start) OVER (PARTITION BY site, visitor, kind, what ORDER BY visit_start) AS prev_view_at
+  FROM cand QUALIFY fresh
+)
+SELECT a.*, p.prev_view_at FROM asg a LEFT JOIN prev p ON p.site = a.site AND p.id = a.id AND p.ts = a.ts`;
+
 /** Re-points stored events whose visit changed. `$1` = min lo (lets DuckDB skip old row groups). */
 export const UPDATE_EVENTS_SQL = `
-UPDATE events SET session_id = a.session_id, visit_start = a.visit_start, visit_first = a.visit_first
-FROM asg a
+UPDATE events SET session_id = a.session_id, visit_start = a.visit_start, visit_first = a.visit_first,
+  prev_view_at = a.prev_view_at
+FROM asgp a
 WHERE NOT a.is_new AND events.site = a.site AND events.id = a.id AND events.ts = a.ts
   AND events.ts >= $1
-  AND (events.session_id IS DISTINCT FROM a.session_id OR events.visit_first <> a.visit_first)`;
+  AND (events.session_id IS DISTINCT FROM a.session_id OR events.visit_first <> a.visit_first
+    OR events.prev_view_at IS DISTINCT FROM a.prev_view_at)`;
 
 /** Replaces the affected visitors' visits from `lo` on. `$1` = min lo. */
 export const DELETE_VISITS_SQL = `
 DELETE FROM sessions USING affected a
 WHERE sessions.site = a.site AND sessions.visitor = a.visitor AND sessions.started_at >= a.lo
   AND sessions.last_at >= $1`;
-
-/** How far back the loader looks for a visit's previous visits (see PREV_SQL). */
-export const PREV_LOOKBACK = "INTERVAL '33 days'";
 
 /**
  * Each visit dimension: its `prev_` column name, its `sessions` column, and the expression for it
