@@ -157,24 +157,16 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   } else {
     ctes.push(`s AS MATERIALIZED (${visits})`);
   }
-  // Repeat visitors: only the slow way needs them.
-  const repeats = !fast;
-  if (repeats) {
+  if (!fast) {
+    // repeat visitors (more than one visit in the period) and, for day rows, their days;
+    // twice = more than one visit that day. Only the slow way needs them.
     ctes.push(
-      // visitors with more than one visit in the period
-      fast
-        ? 'multi AS (SELECT DISTINCT visitor_key FROM s WHERE NOT np)'
-        : 'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
+      'multi AS (SELECT visitor_key FROM s GROUP BY visitor_key HAVING count(*) > 1)',
       'sm AS MATERIALIZED (SELECT * FROM s SEMI JOIN multi USING (visitor_key))',
     );
-  }
-  if (daily && repeats) {
-    // the days of each repeat visitor; twice = more than one visit that day
-    ctes.push(
-      'mv AS MATERIALIZED (SELECT visitor_key, day, count(*) > 1 AS twice FROM sm GROUP BY visitor_key, day)',
-    );
-    if (!fast) {
+    if (daily) {
       ctes.push(
+        'mv AS MATERIALIZED (SELECT visitor_key, day, count(*) > 1 AS twice FROM sm GROUP BY visitor_key, day)',
         'smd AS MATERIALIZED (SELECT * FROM sm SEMI JOIN (SELECT * FROM mv WHERE twice) USING (visitor_key, day))',
       );
     }
