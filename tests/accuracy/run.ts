@@ -1,5 +1,6 @@
 import { nearHourStart } from '../support/zones.ts';
 import { type SentEvent, type Visit, visitsOf } from './model.ts';
+import { BROWSERS } from './people.ts';
 import {
   dayBeforeInReach,
   HOUR_GUARD_MS,
@@ -56,12 +57,7 @@ function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
       site,
       persona: {
         name: `bulk${i}`,
-        browser: {
-          ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
-          browser: 'Firefox',
-          os: 'Linux',
-          device: 'desktop',
-        },
+        browser: BROWSERS.firefoxLinux,
         language: null,
         ip: `10.1.${Math.floor(i / 250)}.${i % 250}`,
       },

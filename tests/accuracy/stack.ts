@@ -6,6 +6,7 @@ import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { startFootfall, tempDir } from '../support/footfall.ts';
 import { addDays, localDate } from '../support/zones.ts';
 import type { SentEvent } from './model.ts';
+import { BROWSERS } from './people.ts';
 import type { PlannedEvent, SiteSpec } from './script.ts';
 
 export const API_TOKEN = 'accuracy-suite-token-0123456789';
@@ -164,12 +165,7 @@ function sentinelEvent(site: SiteSpec, n: number): PlannedEvent {
     site,
     persona: {
       name: 'sentinel',
-      browser: {
-        ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
-        browser: 'Firefox',
-        os: 'Linux',
-        device: 'desktop',
-      },
+      browser: BROWSERS.firefoxLinux,
       language: null,
       ip: '192.0.2.250',
     },
