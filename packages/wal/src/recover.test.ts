@@ -1,4 +1,4 @@
-import { appendFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WalCorruptionError } from './errors.ts';
@@ -15,41 +15,72 @@ import { openWalWriter } from './writer.ts';
 
 const SEG1 = segmentName(1n);
 
-/** A stream with records "r1".."rN", each appended (and fsynced) as its own batch. */
-async function streamOf(dir: string, count: number): Promise<void> {
-  const wal = await openWalWriter({ dir });
-  for (let i = 1; i <= count; i++) await wal.append(utf8(`r${i}`));
-  await wal.close();
-}
-
 /** Byte offset of record `seq` in a first segment of "rN" records (seq 1..9: 2-byte payloads). */
 const offsetOf = (seq: number): number => SEGMENT_HEADER_BYTES + (seq - 1) * (RECORD_HEADER_BYTES + 2);
 
 /** What a power loss can leave: the mark file's last write never reached the disk. */
 const rewindMark = (dir: string, seq: bigint) => writeFile(join(dir, MARK_FILE), encodeMark(seq));
 
-describe('opening a writer on a stream with a damaged end', () => {
+/** Writes `bytes` into the first segment at `at`, as a write the crash interrupted would have. */
+async function writeAt(dir: string, at: number, bytes: Uint8Array): Promise<void> {
+  const handle = await open(join(dir, SEG1), 'r+');
+  try {
+    await handle.write(bytes, 0, bytes.length, at);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `keep` bytes of `bytes` without their trailing zeros: what a cut reports as the torn write. */
+function withoutTrailingZeros(bytes: Uint8Array, keep: number): number {
+  let end = keep;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  return end;
+}
+
+// The writer keeps zero-filled space after its last record (the default) or, with fillBytes 0,
+// extends the file with every batch. Recovery must read both alike.
+const LAYOUTS = [
+  { layout: 'zero-filled segments', fillBytes: undefined },
+  { layout: 'segments without zero fill', fillBytes: 0 },
+];
+
+describe.each(LAYOUTS)('opening a writer on a stream with a damaged end ($layout)', ({ fillBytes }) => {
+  const openWriter = (dir: string) => openWalWriter({ dir, fillBytes });
+
+  /** A stream with records "r1".."rN", each appended (and fsynced) as its own batch. */
+  async function streamOf(dir: string, count: number): Promise<void> {
+    const wal = await openWriter(dir);
+    for (let i = 1; i <= count; i++) await wal.append(utf8(`r${i}`));
+    await wal.close();
+  }
+
   it('cuts a record that was cut short by a crash before its fsync', async () => {
     await withTempDir(async (dir) => {
       await streamOf(dir, 4);
       const record = encodeRecord(5n, utf8('r5'));
       for (let keep = 1; keep < record.length; keep++) {
-        await appendFile(join(dir, SEG1), record.subarray(0, keep));
-        const wal = await openWalWriter({ dir });
+        await writeAt(dir, offsetOf(5), record.subarray(0, keep));
+        const wal = await openWriter(dir);
         expect(wal.lastSeq).toBe(4n);
-        expect(wal.recovered).toMatchObject({ offset: offsetOf(5), bytes: keep });
+        const torn = withoutTrailingZeros(record, keep);
+        // zeros written over zeros (or past the end) leave nothing to tell from unwritten space
+        if (torn === 0) expect(wal.recovered).toBeNull();
+        else expect(wal.recovered).toMatchObject({ offset: offsetOf(5), bytes: torn });
         await wal.close();
-        expect((await stat(join(dir, SEG1))).size).toBe(offsetOf(5));
+        const after = await readFile(join(dir, SEG1));
+        expect(after.subarray(offsetOf(5)).every((byte) => byte === 0)).toBe(true);
       }
+      expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4']);
     });
   });
 
   it('keeps a record that was written whole before the crash, even though it was never fsynced', async () => {
     await withTempDir(async (dir) => {
       await streamOf(dir, 4);
-      await appendFile(join(dir, SEG1), encodeRecord(5n, utf8('r5')));
+      await writeAt(dir, offsetOf(5), encodeRecord(5n, utf8('r5')));
       expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4']); // not durable yet: not handed out
-      const wal = await openWalWriter({ dir });
+      const wal = await openWriter(dir);
       expect(wal.lastSeq).toBe(5n);
       expect(wal.recovered).toBeNull();
       expect(await wal.append(utf8('r6'))).toBe(6n);
@@ -62,8 +93,8 @@ describe('opening a writer on a stream with a damaged end', () => {
     await withTempDir(async (dir) => {
       await streamOf(dir, 3);
       const garbage = new Uint8Array(1000).map((_, i) => (i * 7919 + 13) % 256);
-      await appendFile(join(dir, SEG1), garbage);
-      const wal = await openWalWriter({ dir });
+      await writeAt(dir, offsetOf(4), garbage);
+      const wal = await openWriter(dir);
       expect(wal.recovered).toMatchObject({ offset: offsetOf(4), bytes: 1000 });
       expect(await wal.append(utf8('r4'))).toBe(4n);
       await wal.close();
@@ -80,8 +111,8 @@ describe('opening a writer on a stream with a damaged end', () => {
         encodeRecord(4n, utf8('r4'), 0).fill(0),
         encodeRecord(5n, utf8('r5'), 0),
       ];
-      for (const record of batch) await appendFile(join(dir, SEG1), record);
-      const wal = await openWalWriter({ dir });
+      await writeAt(dir, offsetOf(3), Buffer.concat(batch));
+      const wal = await openWriter(dir);
       expect(wal.lastSeq).toBe(3n);
       expect(wal.recovered?.offset).toBe(offsetOf(4));
       await wal.close();
@@ -93,7 +124,7 @@ describe('opening a writer on a stream with a damaged end', () => {
       await streamOf(dir, 5);
       await truncate(join(dir, SEG1), offsetOf(5) + 7);
       await rewindMark(dir, 4n);
-      const wal = await openWalWriter({ dir });
+      const wal = await openWriter(dir);
       expect(wal.lastSeq).toBe(4n);
       await wal.close();
     });
@@ -103,7 +134,7 @@ describe('opening a writer on a stream with a damaged end', () => {
     await withTempDir(async (dir) => {
       await streamOf(dir, 5);
       await truncate(join(dir, SEG1), offsetOf(5) + 7);
-      const error = await openWalWriter({ dir }).catch((e: unknown) => e);
+      const error = await openWriter(dir).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WalCorruptionError);
       expect(error).toMatchObject({ segment: join(dir, SEG1), offset: offsetOf(5) });
     });
@@ -118,11 +149,43 @@ describe('opening a writer on a stream with a damaged end', () => {
       await writeFile(join(dir, SEG1), bytes);
       // Even with the mark lost, the valid batches after it prove it is corruption, not a torn tail.
       await rewindMark(dir, 0n);
-      const error = await openWalWriter({ dir }).catch((e: unknown) => e);
+      const error = await openWriter(dir).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WalCorruptionError);
       expect(error).toMatchObject({ segment: join(dir, SEG1), offset: offsetOf(2) });
       expect(String(error)).toContain(`${SEG1} at byte offset ${offsetOf(2)}`);
-      expect((await stat(join(dir, SEG1))).size).toBe(offsetOf(6)); // nothing was cut
+      expect((await readFile(join(dir, SEG1))).equals(bytes)).toBe(true); // nothing was cut
+    });
+  });
+});
+
+describe('opening a writer on a zero-filled segment', () => {
+  it('takes the zeros after the last record as its end and cuts nothing', async () => {
+    await withTempDir(async (dir) => {
+      const wal = await openWalWriter({ dir });
+      for (let i = 1; i <= 5; i++) await wal.append(utf8(`r${i}`));
+      await wal.close();
+      expect((await stat(join(dir, SEG1))).size).toBeGreaterThan(offsetOf(6));
+      const reopened = await openWalWriter({ dir });
+      expect(reopened.recovered).toBeNull();
+      expect(reopened.lastSeq).toBe(5n);
+      expect(await reopened.append(utf8('r6'))).toBe(6n);
+      await reopened.close();
+      expect(await payloads(dir)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6']);
+    });
+  });
+
+  it('reports zeros where a record should be when a later write batch follows them', async () => {
+    await withTempDir(async (dir) => {
+      const wal = await openWalWriter({ dir });
+      for (let i = 1; i <= 3; i++) await wal.append(utf8(`r${i}`));
+      await wal.close();
+      // r4's bytes never reached the disk, yet r5 (a batch of its own) did: r4 was durable once.
+      await writeAt(dir, offsetOf(5), encodeRecord(5n, utf8('r5')));
+      await rewindMark(dir, 3n);
+      const error = await openWalWriter({ dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WalCorruptionError);
+      expect(error).toMatchObject({ segment: join(dir, SEG1), offset: offsetOf(4) });
+      expect(String(error)).toContain('zero bytes where a record should start');
     });
   });
 });

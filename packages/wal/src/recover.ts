@@ -2,7 +2,7 @@ import { WalCorruptionError } from './errors.ts';
 import { decodeSegmentHeader, SEGMENT_HEADER_BYTES } from './format.ts';
 import { APPEND_FLAGS, readAt, type WalFileHandle, type WalFs } from './fs.ts';
 import { readMark } from './mark.ts';
-import { findLaterBatchStart, scanRecord } from './scan.ts';
+import { findLaterBatchStart, isZero, scanRecord } from './scan.ts';
 import { ByteWindow, createSegment, listSegments, type SegmentRef } from './segments.ts';
 
 /** What a writer found (and cut) at the end of its stream when it opened. */
@@ -10,8 +10,10 @@ export interface TailRecovery {
   /** The segment appends continue in, open for writing. */
   segment: SegmentRef;
   handle: WalFileHandle;
-  /** Byte length of that segment after any cut: where the next record goes. */
+  /** Where the next record goes: the end of the last record kept. */
   size: number;
+  /** The file's length after any cut: `size` plus the zero-filled space the writer keeps ahead. */
+  fileBytes: number;
   /** Seq of the last record kept; 0n for an empty stream. */
   lastSeq: bigint;
   /** The torn tail that was cut off, if there was one. */
@@ -23,9 +25,9 @@ export interface TailRecovery {
  *
  * Only the last segment is scanned: earlier ones were complete and fsynced before the writer moved
  * on, and the reader checks every record of them as it reads. In the last segment, the first bad
- * record (cut short, CRC mismatch, wrong seq) ends the stream and everything from it on is cut,
- * unless it is provably not a torn write: its seq is at or below the durable mark, or a later
- * write batch starts after it. Then it is corruption and opening fails.
+ * record (cut short, CRC mismatch, wrong seq, a zero header with data after it) ends the stream
+ * and everything from it on is cut, unless it is provably not a torn write: its seq is at or
+ * below the durable mark, or a later write batch starts after it. Then it is corruption and opening fails.
  */
 export async function recoverTail(fs: WalFs, dir: string): Promise<TailRecovery> {
   const durable = (await readMark(fs, dir)) ?? 0n;
@@ -36,7 +38,13 @@ export async function recoverTail(fs: WalFs, dir: string): Promise<TailRecovery>
       throw new WalCorruptionError(dir, 0, `no segment files, yet records up to seq ${durable} were durable`);
     }
     const created = await createSegment(fs, dir, 1n);
-    return { ...created, size: SEGMENT_HEADER_BYTES, lastSeq: 0n, cut: null };
+    return {
+      ...created,
+      size: SEGMENT_HEADER_BYTES,
+      fileBytes: SEGMENT_HEADER_BYTES,
+      lastSeq: 0n,
+      cut: null,
+    };
   }
 
   const handle = await fs.open(last.path, APPEND_FLAGS);
@@ -56,7 +64,7 @@ async function scanTail(
   handle: WalFileHandle,
   segment: SegmentRef,
   durable: bigint,
-): Promise<Pick<TailRecovery, 'size' | 'lastSeq' | 'cut'>> {
+): Promise<Pick<TailRecovery, 'size' | 'fileBytes' | 'lastSeq' | 'cut'>> {
   const header = decodeSegmentHeader(await readAt(handle, 0, SEGMENT_HEADER_BYTES));
   if (header !== segment.firstSeq) {
     throw new WalCorruptionError(
@@ -70,7 +78,12 @@ async function scanTail(
   let offset = SEGMENT_HEADER_BYTES;
   let expected = segment.firstSeq;
   for (;;) {
-    const found = await scanRecord(window, offset);
+    let found = await scanRecord(window, offset);
+    if (found.kind === 'end' && offset < fileSize && !(await zeroUpTo(handle, offset, fileSize))) {
+      // A zero header ends the records only when nothing but zeros follows it: a torn write can
+      // leave its first bytes unwritten and later ones on the disk.
+      found = { kind: 'bad', reason: 'zero bytes where a record should start, yet data follows' };
+    }
     if (found.kind === 'end') break;
     if (found.kind === 'record' && found.seq === expected) {
       offset += found.size;
@@ -89,10 +102,13 @@ async function scanTail(
         `${reason}; a later write batch follows at offset ${offset + later}, so this is not a torn tail`,
       );
     }
+    // what the torn write left, not counting the zero fill after it
+    const bytes = (await dataEnd(handle, offset, fileSize)) - offset;
     return {
       size: offset,
+      fileBytes: offset,
       lastSeq: expected - 1n,
-      cut: { segment: segment.path, offset, bytes: fileSize - offset, reason },
+      cut: { segment: segment.path, offset, bytes, reason },
     };
   }
   if (expected - 1n < durable) {
@@ -102,5 +118,26 @@ async function scanTail(
       `stream ends at seq ${expected - 1n}, yet records up to seq ${durable} were durable`,
     );
   }
-  return { size: offset, lastSeq: expected - 1n, cut: null };
+  return { size: offset, fileBytes: fileSize, lastSeq: expected - 1n, cut: null };
+}
+
+const ZERO_CHECK_CHUNK = 1024 * 1024;
+
+/** Where the bytes between `from` and `to` end once trailing zeros are left out. */
+async function dataEnd(handle: WalFileHandle, from: number, to: number): Promise<number> {
+  for (let end = to; end > from; end -= ZERO_CHECK_CHUNK) {
+    const start = Math.max(from, end - ZERO_CHECK_CHUNK);
+    const bytes = await readAt(handle, start, end - start);
+    if (isZero(bytes)) continue;
+    for (let i = bytes.length - 1; i >= 0; i--) if (bytes[i] !== 0) return start + i + 1;
+  }
+  return from;
+}
+
+/** Whether the file holds only zero bytes from `from` to `to`. */
+async function zeroUpTo(handle: WalFileHandle, from: number, to: number): Promise<boolean> {
+  for (let at = from; at < to; at += ZERO_CHECK_CHUNK) {
+    if (!isZero(await readAt(handle, at, Math.min(ZERO_CHECK_CHUNK, to - at)))) return false;
+  }
+  return true;
 }

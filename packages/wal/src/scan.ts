@@ -15,13 +15,14 @@ export type ScanResult =
   | { kind: 'bad'; reason: string };
 
 /**
- * Reads the record starting at `offset`. 'end' means no bytes at all there; any partial, oversized
- * or CRC-failing record is 'bad' with a reason. Whether 'bad' is a torn tail or corruption is the
+ * Reads the record starting at `offset`. 'end' means no bytes at all there, or zero bytes only
+ * where a record header would be: the zero-filled space the writer keeps ahead of its last record
+ * (no real record has seq 0). Whether data follows such zeros is the caller's concern. Any partial, oversized or CRC-failing record is 'bad' with a reason. Whether 'bad' is a torn tail or corruption is the
  * caller's call: it depends on what is known about durability (see recover.ts and reader.ts).
  */
 export async function scanRecord(window: ByteWindow, offset: number): Promise<ScanResult> {
   const head = await window.get(offset, RECORD_HEADER_BYTES);
-  if (head.length === 0) return { kind: 'end' };
+  if (isZero(head)) return { kind: 'end' };
   if (head.length < RECORD_HEADER_BYTES) return { kind: 'bad', reason: 'record header is cut short' };
   const header = readRecordHeader(head, 0);
   if (!isPlausibleHeader(header)) return { kind: 'bad', reason: 'record header is not valid' };
@@ -57,4 +58,15 @@ export function findLaterBatchStart(tail: Uint8Array, fromSeq: bigint): number {
     if (crcMatches(tail, p, readRecordHeader(tail, p))) return p;
   }
   return -1;
+}
+
+/** Whether every byte is 0 (compared a word at a time where the bytes allow it). */
+export function isZero(bytes: Uint8Array): boolean {
+  const words = bytes.byteOffset % 4 === 0 ? bytes.length >>> 2 : 0;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset, words);
+    for (let i = 0; i < words; i++) if (view[i] !== 0) return false;
+  }
+  for (let i = words * 4; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
 }

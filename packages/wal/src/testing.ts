@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDsync, nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
 import { openWalReader } from './reader.ts';
+import { isZero } from './scan.ts';
 
 /** Test helpers (not exported from the package). */
 
@@ -36,6 +37,10 @@ export class FaultyFs implements WalFs {
   partialBytes = 0;
   /** errno code thrown by segment fsyncs while set. */
   failSyncs: string | null = null;
+  /** errno code thrown by writes of zeros only (the writer's zero fill) while set. */
+  failFills: string | null = null;
+  /** writes of zeros only (the writer's zero fill) so far */
+  fills = 0;
   /** errno code thrown by segment truncates while set. */
   failTruncates: string | null = null;
   /** errno code thrown by writes of the durable mark while set. */
@@ -86,6 +91,10 @@ export class FaultyFs implements WalFs {
       read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
       write: async (buffer, offset, length, position) => {
         this.segmentWrites++;
+        if (isZero(buffer.subarray(offset, offset + length))) {
+          this.fills++;
+          if (this.failFills) throw errno(this.failFills);
+        }
         if (this.failWrites) {
           if (this.partialBytes > 0)
             await handle.write(buffer, offset, Math.min(length, this.partialBytes), position);

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WalClosedError, WalLockedError } from './errors.ts';
@@ -6,6 +6,7 @@ import { LOCK_FILE } from './lock.ts';
 import { readMark } from './mark.ts';
 import { openWalReader } from './reader.ts';
 import { FaultyFs, text, utf8, withTempDir } from './testing.ts';
+import { SEGMENT_HEADER_BYTES, segmentName } from './format.ts';
 import { openWalWriter } from './writer.ts';
 
 async function readAll(dir: string): Promise<string[]> {
@@ -177,6 +178,52 @@ describe('WalWriter', () => {
       expect(await pending).toBe(1n);
       expect(await readdir(dir)).not.toContain(LOCK_FILE);
       await expect(wal.append(utf8('late'))).rejects.toBeInstanceOf(WalClosedError);
+    });
+  });
+
+  it('keeps zero-filled space ahead of its records, never past the segment size', async () => {
+    await withTempDir(async (dir) => {
+      const fs = new FaultyFs();
+      const wal = await openWalWriter({ dir, fs, segmentBytes: 16 * 1024, fillBytes: 4096 });
+      const first = join(dir, segmentName(1n));
+      const sizeOf = async (path: string) => (await stat(path)).size;
+      expect(await sizeOf(first)).toBe(SEGMENT_HEADER_BYTES + 4096);
+      const sizes: number[] = [];
+      // 100-byte records (80 of payload): (16384 - 16) / 100 = 163 fit the first segment
+      for (let i = 1; i <= 170; i++) {
+        await wal.append(utf8(`r${String(i).padStart(79, '0')}`));
+        await wal.filled();
+        sizes.push(await sizeOf(first));
+      }
+      // it grew in steps of 4096 zero bytes, each written once at least 2048 bytes were left
+      expect(new Set(sizes)).toEqual(new Set([4112, 8208, 12304, 16384]));
+      // the first fill after open: once record 21 left 4112 - (16 + 21 * 100) < 2048 bytes ahead
+      expect(sizes.indexOf(8208)).toBe(20);
+      expect(fs.fills).toBe(5); // the first segment's four, the second's first
+      const second = join(dir, segmentName(164n));
+      expect(wal.currentSegment).toBe(second);
+      expect(await sizeOf(second)).toBe(SEGMENT_HEADER_BYTES + 4096);
+      await wal.close();
+      const reopened = await openWalWriter({ dir, fs, segmentBytes: 16 * 1024, fillBytes: 4096 });
+      expect(reopened.recovered).toBeNull();
+      expect(await reopened.append(utf8('after'))).toBe(171n);
+      await reopened.close();
+      expect(await readAll(dir)).toHaveLength(171);
+    });
+  });
+
+  it('goes on appending, extending the file, when writing the zero fill fails', async () => {
+    await withTempDir(async (dir) => {
+      const fs = new FaultyFs();
+      const wal = await openWalWriter({ dir, fs, fillBytes: 1024 });
+      fs.failFills = 'ENOSPC';
+      for (let i = 1; i <= 40; i++) await wal.append(utf8(`r${String(i).padStart(79, '0')}`));
+      await wal.filled();
+      expect(fs.fills).toBe(2); // the one at open, then one that failed: no more in this segment
+      expect(wal.failure).toBeNull();
+      expect((await stat(join(dir, segmentName(1n)))).size).toBe(SEGMENT_HEADER_BYTES + 40 * 100);
+      await wal.close();
+      expect(await readAll(dir)).toHaveLength(40);
     });
   });
 });
