@@ -2,11 +2,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WalClosedError, WalLockedError } from './errors.ts';
+import { SEGMENT_HEADER_BYTES, segmentName } from './format.ts';
 import { LOCK_FILE } from './lock.ts';
 import { readMark } from './mark.ts';
 import { openWalReader } from './reader.ts';
 import { FaultyFs, text, utf8, withTempDir } from './testing.ts';
-import { SEGMENT_HEADER_BYTES, segmentName } from './format.ts';
 import { openWalWriter } from './writer.ts';
 
 async function readAll(dir: string): Promise<string[]> {
