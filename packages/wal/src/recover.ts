@@ -27,7 +27,8 @@ export interface TailRecovery {
  * on, and the reader checks every record of them as it reads. In the last segment, the first bad
  * record (cut short, CRC mismatch, wrong seq, a zero header with data after it) ends the stream
  * and everything from it on is cut, unless it is provably not a torn write: its seq is at or
- * below the durable mark, or a later write batch starts after it. Then it is corruption and opening fails.
+ * below the durable mark, or a later write batch starts after it. Then it is corruption and
+ * opening fails.
  */
 export async function recoverTail(fs: WalFs, dir: string): Promise<TailRecovery> {
   const durable = (await readMark(fs, dir)) ?? 0n;

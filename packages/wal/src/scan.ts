@@ -17,8 +17,10 @@ export type ScanResult =
 /**
  * Reads the record starting at `offset`. 'end' means no bytes at all there, or zero bytes only
  * where a record header would be: the zero-filled space the writer keeps ahead of its last record
- * (no real record has seq 0). Whether data follows such zeros is the caller's concern. Any partial, oversized or CRC-failing record is 'bad' with a reason. Whether 'bad' is a torn tail or corruption is the
- * caller's call: it depends on what is known about durability (see recover.ts and reader.ts).
+ * (no real record has seq 0); whether data follows such zeros is the caller's concern. Any partial,
+ * oversized or CRC-failing record is 'bad' with a reason. Whether 'bad' is a torn tail or
+ * corruption is the caller's call: it depends on what is known about durability (see recover.ts
+ * and reader.ts).
  */
 export async function scanRecord(window: ByteWindow, offset: number): Promise<ScanResult> {
   const head = await window.get(offset, RECORD_HEADER_BYTES);
