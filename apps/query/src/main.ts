@@ -2,8 +2,16 @@ import { unlinkSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import type { Config } from '@footfall/config';
-import { ensureSites, finishSiteDeletions, openControlDb } from '@footfall/control';
+import {
+  BeforeUpgradeError,
+  createCipher,
+  ensureSites,
+  finishSiteDeletions,
+  openControlDb,
+  writeAnalyticsBeforeUpgrade,
+} from '@footfall/control';
 import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
@@ -33,14 +41,31 @@ export async function startQueryService(config: Config, logger: Logger): Promise
     log: logger,
     backupsDir: instance.paths.backups,
   });
-  const analytics = await openAnalytics({
+  const opening = openAnalytics({
     walRoot: instance.paths.wal,
     engine: {
       path: instance.paths.analyticsDb,
       threads: config.engineThreads,
       memoryLimit: config.engineMemory,
+      // like the control database's: a change it could not first copy is not made, and the
+      // service does not start
+      beforeUpgrade: (fromSchema) => {
+        const dir = join(instance.paths.backups, 'before-upgrade');
+        try {
+          const cipher = createCipher(instance.secret);
+          const file = writeAnalyticsBeforeUpgrade(dir, fromSchema, instance.paths.analyticsDb, cipher);
+          logger.info({ file }, 'analytics database copied before upgrade');
+        } catch (e) {
+          throw BeforeUpgradeError.copying('analytics database', dir, e);
+        }
+      },
     },
     logger,
+  });
+  // a database it refuses (newer, or not copied before an upgrade) stops the start: let go of app.db
+  const analytics = await opening.catch(async (error: unknown) => {
+    await control.close();
+    throw error;
   });
   const deps: QueryDeps = {
     config,

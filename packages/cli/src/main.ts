@@ -18,7 +18,7 @@ Usage: footfall <command>
   query     run only the query service (reached through the gateway)
   config    print the effective configuration, secrets masked
   version   print the version
-  admin     add-user, reset-password, disable-2fa (see footfall admin help)
+  admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;

@@ -6,7 +6,13 @@ export {
   resolveApiKey,
   revokeApiKey,
 } from './api-keys.ts';
-export { beforeUpgradeName, readBeforeUpgrade } from './before-upgrade.ts';
+export {
+  analyticsBeforeUpgradeName,
+  beforeUpgradeName,
+  readBeforeUpgrade,
+  writeAnalyticsBeforeUpgrade,
+  writeBeforeUpgrade,
+} from './before-upgrade.ts';
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {
@@ -34,6 +40,7 @@ export {
   toPerson,
 } from './people.ts';
 export type { ControlSchema } from './schema.ts';
+export { isSealedFile, sealFile, unsealFile } from './sealed-file.ts';
 export {
   type ActiveSession,
   CHALLENGE_TTL_MS,

@@ -51,6 +51,15 @@ export class BeforeUpgradeError extends Error {
     super(message, options);
     this.name = 'BeforeUpgradeError';
   }
+
+  /** For the copy of `what` ('control database', 'analytics database') that failed in `dir`. */
+  static copying(what: string, dir: string, cause: unknown): BeforeUpgradeError {
+    const why = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    return new BeforeUpgradeError(
+      `cannot write the before-upgrade copy of the ${what} into ${dir} (${why}); nothing was changed`,
+      { cause },
+    );
+  }
 }
 
 /**
@@ -136,11 +145,7 @@ function migrate(raw: Database.Database, cipher: Cipher, options: OpenControlDbO
         const file = writeBeforeUpgrade(dir, from, portableImage(raw.serialize()), cipher);
         options.log?.info({ file }, 'control database copied before upgrade');
       } catch (e) {
-        throw new BeforeUpgradeError(
-          `cannot write the before-upgrade copy of the control database into ${dir} ` +
-            `(${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); nothing was changed`,
-          { cause: e },
-        );
+        throw BeforeUpgradeError.copying('control database', dir, e);
       }
     }
     for (const m of migrations) {

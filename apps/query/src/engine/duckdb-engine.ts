@@ -2,7 +2,7 @@ import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery 
 import { type DuckDbOptions, openDuckDb } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine } from './engine.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions } from './loader.ts';
-import { migrate } from './migrations.ts';
+import { MIGRATIONS, migrate } from './migrations.ts';
 import { num, readHeatmap, readJourney, readNow, readRecentEvents, readRetention, str } from './reads.ts';
 import { runReport } from './report.ts';
 
@@ -11,6 +11,12 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
   now?: () => number;
   /** test seam: runs inside each batch's transaction right before COMMIT */
   beforeCommit?: BeforeCommit;
+  /**
+   * Runs before a migration changes an existing database, once the file is checkpointed and
+   * nothing writes to it: the service copies it there (before-upgrade). Throwing stops the
+   * migration with nothing changed.
+   */
+  beforeUpgrade?: (fromSchema: number) => Promise<void> | void;
 }
 
 /**
@@ -24,7 +30,16 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<Engine> {
   const db = await openDuckDb(options);
   try {
-    await migrate(db.writer);
+    const { beforeUpgrade } = options;
+    await migrate(
+      db.writer,
+      MIGRATIONS,
+      beforeUpgrade &&
+        (async (from) => {
+          await db.writer.run('CHECKPOINT');
+          await beforeUpgrade(from);
+        }),
+    );
     await prepareWriter(db.writer);
   } catch (error) {
     db.close();

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
-import { migrate, NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './migrations.ts';
+import { MIGRATIONS, migrate, NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './migrations.ts';
 import { ev, onStream } from './test-fixtures.ts';
 
 const dirs: string[] = [];
@@ -81,5 +81,68 @@ describe('migrations', () => {
     expect(tables[0]?.['n']).toBe(0);
     c.closeSync();
     instance.closeSync();
+  });
+
+  describe('before an upgrade', () => {
+    /** A database file at schema 1 holding one stream position, as an older Footfall left it. */
+    async function schemaOneDatabase(path: string): Promise<void> {
+      const instance = await DuckDBInstance.create(path);
+      const c = await instance.connect();
+      await migrate(c, MIGRATIONS.slice(0, 1));
+      await c.run("INSERT INTO stream_positions VALUES ('old', 42)");
+      c.closeSync();
+      instance.closeSync();
+    }
+
+    async function inspect(path: string) {
+      const instance = await DuckDBInstance.create(path);
+      const c = await instance.connect();
+      const rows = (await c.runAndReadAll('SELECT * FROM stream_positions')).getRowObjectsJS();
+      const version = await schemaVersion(c);
+      c.closeSync();
+      instance.closeSync();
+      return { version, rows };
+    }
+
+    it('hands the database file, checkpointed and not yet changed, to beforeUpgrade first', async () => {
+      const path = tempFile();
+      await schemaOneDatabase(path);
+      const calls: number[] = [];
+      const copy = `${path}.copy`;
+      const engine = await createDuckDbEngine({
+        ...options(path),
+        beforeUpgrade: (from) => {
+          calls.push(from);
+          copyFileSync(path, copy); // what the service seals
+        },
+      });
+      expect(calls).toEqual([1]);
+      await engine.close();
+      // the file alone (no .wal beside it) is the whole schema-1 database
+      expect(existsSync(`${copy}.wal`)).toBe(false);
+      expect(await inspect(copy)).toMatchObject({ version: 1, rows: [{ stream: 'old' }] });
+      expect((await inspect(path)).version).toBe(SCHEMA_VERSION);
+      // nothing to change at the next start, and a new database is no upgrade: no copy
+      await (
+        await createDuckDbEngine({ ...options(path), beforeUpgrade: () => void calls.push(-1) })
+      ).close();
+      await (
+        await createDuckDbEngine({ ...options(tempFile()), beforeUpgrade: () => void calls.push(-2) })
+      ).close();
+      expect(calls).toEqual([1]);
+    });
+
+    it('changes nothing and does not open when the copy cannot be made', async () => {
+      const path = tempFile();
+      await schemaOneDatabase(path);
+      const opening = createDuckDbEngine({
+        ...options(path),
+        beforeUpgrade: () => {
+          throw new Error('no space left on device');
+        },
+      });
+      await expect(opening).rejects.toThrow('no space left on device');
+      expect(await inspect(path)).toMatchObject({ version: 1, rows: [{ stream: 'old' }] });
+    });
   });
 });

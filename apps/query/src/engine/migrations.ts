@@ -186,7 +186,8 @@ export class NewerSchemaError extends Error {
   ) {
     super(
       `analytics.duckdb has schema version ${found} but this Footfall only knows up to ${known}: ` +
-        'it was written by a newer version. Run that version, or restore the backup taken before the upgrade.',
+        'it was written by a newer version. Run that version, or restore the copy taken before the upgrade ' +
+        '(data/backups/before-upgrade, `footfall admin open-backup`).',
     );
     this.name = 'NewerSchemaError';
   }
@@ -204,15 +205,19 @@ export async function schemaVersion(connection: DuckDBConnection): Promise<numbe
 
 /**
  * Brings the database up to the newest known version, or throws NewerSchemaError without
- * touching anything. Returns the versions it applied.
+ * touching anything. Returns the versions it applied. `beforeChange` runs first when a database
+ * that already has a schema is about to change (the before-upgrade copy); when it throws, nothing
+ * is changed.
  */
 export async function migrate(
   connection: DuckDBConnection,
   migrations: readonly Migration[] = MIGRATIONS,
+  beforeChange?: (fromVersion: number) => Promise<void>,
 ): Promise<number[]> {
   const known = migrations[migrations.length - 1]?.version ?? 0;
   const current = await schemaVersion(connection);
   if (current > known) throw new NewerSchemaError(current, known);
+  if (current > 0 && current < known) await beforeChange?.(current);
   const applied: number[] = [];
   for (const migration of migrations) {
     if (migration.version <= current) continue;

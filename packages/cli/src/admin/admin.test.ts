@@ -1,14 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@footfall/config';
 import {
   beginTwoStepSetup,
+  createCipher,
   createPerson,
   createSession,
   findPersonByEmail,
   openControlDb,
   verifyPassword,
+  writeAnalyticsBeforeUpgrade,
+  writeBeforeUpgrade,
 } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +85,31 @@ describe('footfall admin', () => {
     expect(after.raw.prepare('SELECT count(*) AS n FROM two_step_setups').get()).toEqual({ n: 0 });
     await after.close();
     expect(await runAdmin(['disable-2fa', 'nobody@example.com'], config, io)).toBe(1);
+  });
+
+  it('open-backup writes the database sealed in either kind of before-upgrade copy to a new file', async () => {
+    const instance = prepareInstance(config);
+    const dir = join(root, 'copies');
+    const cipher = createCipher(instance.secret);
+    const appImage = Buffer.from('SQLite format 3\0 and the rest of app.db');
+    const app = writeBeforeUpgrade(dir, '0.1.0', appImage, cipher);
+    const dbFile = join(root, 'analytics.duckdb');
+    writeFileSync(dbFile, Buffer.alloc(3 * 1024 * 1024, 7));
+    const analytics = writeAnalyticsBeforeUpgrade(dir, 1, dbFile, cipher);
+
+    expect(await runAdmin(['open-backup', app, join(root, 'app.db')], config, io)).toBe(0);
+    expect(readFileSync(join(root, 'app.db')).equals(appImage)).toBe(true);
+    expect(await runAdmin(['open-backup', analytics, join(root, 'restored.duckdb')], config, io)).toBe(0);
+    expect(readFileSync(join(root, 'restored.duckdb')).equals(readFileSync(dbFile))).toBe(true);
+
+    // never over an existing file, never with another instance key, and a clear usage error
+    expect(await runAdmin(['open-backup', app, join(root, 'app.db')], config, io)).toBe(1);
+    expect(err.at(-1)).toMatch(/exists; name a new file/);
+    const other = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'other') });
+    expect(await runAdmin(['open-backup', analytics, join(root, 'x.duckdb')], other, io)).toBe(1);
+    expect(err.at(-1)).toMatch(/cannot open .*another instance key/);
+    expect(existsSync(join(root, 'x.duckdb'))).toBe(false);
+    expect(await runAdmin(['open-backup', app], config, io)).toBe(2);
   });
 
   it('answers a usage error with exit code 2', async () => {

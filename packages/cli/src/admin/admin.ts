@@ -1,14 +1,20 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Config } from '@footfall/config';
 import {
   type ControlDb,
+  createCipher,
   createPerson,
   disableTwoStep,
   findPersonByEmail,
   generatePassword,
+  isSealedFile,
   normalizeEmail,
   openControlDb,
   type Role,
+  readBeforeUpgrade,
+  SealError,
   setPassword,
+  unsealFile,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
@@ -21,6 +27,10 @@ export const ADMIN_HELP = `Usage: footfall admin <command>
                                            sign-in; signs the person out everywhere
   disable-2fa <email>                      turn two-step sign-in off, so the person can sign in
                                            with the password and set it up again
+  open-backup <copy> <file>                write the database sealed in a before-upgrade copy
+                                           (data/backups/before-upgrade) to a new <file>; to go
+                                           back, stop Footfall and put <file> in place of
+                                           data/app.db or data/analytics.duckdb
 `;
 
 interface Io {
@@ -40,6 +50,7 @@ export async function runAdmin(args: string[], config: Config, io: Io): Promise<
     return i >= 0 ? rest[i + 1] : undefined;
   };
   const email = positional[0];
+  if (command === 'open-backup') return openBackup(positional, config, io);
   if (!command || command === 'help' || command === '--help' || !email) {
     (command && command !== 'help' && command !== '--help' ? io.err : io.out)(ADMIN_HELP);
     return command && command !== 'help' && command !== '--help' ? 2 : 0;
@@ -72,6 +83,34 @@ export async function runAdmin(args: string[], config: Config, io: Io): Promise<
   } finally {
     await ctl.close();
   }
+}
+
+/**
+ * Opens a before-upgrade copy with the instance key, without touching the control database (it
+ * may be the one that no longer opens): the control database's sealed image, or the analytics
+ * database sealed in chunks.
+ */
+function openBackup(args: string[], config: Config, io: Io): number {
+  const [copy, file] = args;
+  if (!copy || !file || args.length > 2) {
+    io.err(`footfall admin: open-backup takes a copy and a file to write\n\n${ADMIN_HELP}`);
+    return 2;
+  }
+  if (existsSync(file)) {
+    io.err(`footfall admin: ${file} exists; name a new file`);
+    return 1;
+  }
+  const { secret } = prepareInstance(config);
+  try {
+    if (isSealedFile(copy)) unsealFile(copy, file, createCipher(secret));
+    else writeFileSync(file, readBeforeUpgrade(copy, secret), { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if (!(e instanceof SealError) && (e as NodeJS.ErrnoException).code === undefined) throw e;
+    io.err(`footfall admin: cannot open ${copy}: ${(e as Error).message}`);
+    return 1;
+  }
+  io.out(`${file}: written from ${copy}`);
+  return 0;
 }
 
 async function addUser(ctl: ControlDb, email: string, role: string, io: Io): Promise<number> {
