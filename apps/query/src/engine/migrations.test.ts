@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
-import { MIGRATIONS, migrate, NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './migrations.ts';
-import { ev, onStream } from './test-fixtures.ts';
+import { migrate, NewerSchemaError, SCHEMA_VERSION, schemaVersion } from './migrations.ts';
+import { ev, inspectDatabase, onStream, schemaOneDatabase } from './test-fixtures.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -84,26 +84,6 @@ describe('migrations', () => {
   });
 
   describe('before an upgrade', () => {
-    /** A database file at schema 1 holding one stream position, as an older Footfall left it. */
-    async function schemaOneDatabase(path: string): Promise<void> {
-      const instance = await DuckDBInstance.create(path);
-      const c = await instance.connect();
-      await migrate(c, MIGRATIONS.slice(0, 1));
-      await c.run("INSERT INTO stream_positions VALUES ('old', 42)");
-      c.closeSync();
-      instance.closeSync();
-    }
-
-    async function inspect(path: string) {
-      const instance = await DuckDBInstance.create(path);
-      const c = await instance.connect();
-      const rows = (await c.runAndReadAll('SELECT * FROM stream_positions')).getRowObjectsJS();
-      const version = await schemaVersion(c);
-      c.closeSync();
-      instance.closeSync();
-      return { version, rows };
-    }
-
     it('hands the database file, checkpointed and not yet changed, to beforeUpgrade first', async () => {
       const path = tempFile();
       await schemaOneDatabase(path);
@@ -120,8 +100,8 @@ describe('migrations', () => {
       await engine.close();
       // the file alone (no .wal beside it) is the whole schema-1 database
       expect(existsSync(`${copy}.wal`)).toBe(false);
-      expect(await inspect(copy)).toMatchObject({ version: 1, rows: [{ stream: 'old' }] });
-      expect((await inspect(path)).version).toBe(SCHEMA_VERSION);
+      expect(await inspectDatabase(copy)).toEqual({ version: 1, streams: ['old'] });
+      expect((await inspectDatabase(path)).version).toBe(SCHEMA_VERSION);
       // nothing to change at the next start, and a new database is no upgrade: no copy
       await (
         await createDuckDbEngine({ ...options(path), beforeUpgrade: () => void calls.push(-1) })
@@ -142,7 +122,7 @@ describe('migrations', () => {
         },
       });
       await expect(opening).rejects.toThrow('no space left on device');
-      expect(await inspect(path)).toMatchObject({ version: 1, rows: [{ stream: 'old' }] });
+      expect(await inspectDatabase(path)).toEqual({ version: 1, streams: ['old'] });
     });
   });
 });

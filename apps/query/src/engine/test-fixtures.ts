@@ -1,5 +1,7 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { WalBotDrop, WalCrawl, WalEvent, WalRecord } from '@footfall/schema';
 import type { BatchRecord } from './loader.ts';
+import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 
 /** Test helpers: hand-built WAL records with only what a test cares about spelled out. */
 
@@ -51,4 +53,25 @@ export function botDrop(fields: Partial<WalBotDrop> = {}): WalBotDrop {
 /** Numbers records 1.. (or from `first`) on one stream. */
 export function onStream(stream: string, records: WalRecord[], first = 1n): BatchRecord[] {
   return records.map((record, i) => ({ stream, seq: first + BigInt(i), record }));
+}
+
+/** Writes a database file at schema 1 holding one stream position ('old'), as an older Footfall left it. */
+export async function schemaOneDatabase(path: string): Promise<void> {
+  const instance = await DuckDBInstance.create(path);
+  const c = await instance.connect();
+  await migrate(c, MIGRATIONS.slice(0, 1));
+  await c.run("INSERT INTO stream_positions VALUES ('old', 42)");
+  c.closeSync();
+  instance.closeSync();
+}
+
+/** The schema version and stream positions of a database file, opened on its own. */
+export async function inspectDatabase(path: string): Promise<{ version: number; streams: unknown[] }> {
+  const instance = await DuckDBInstance.create(path);
+  const c = await instance.connect();
+  const rows = (await c.runAndReadAll('SELECT stream FROM stream_positions')).getRowObjectsJS();
+  const version = await schemaVersion(c);
+  c.closeSync();
+  instance.closeSync();
+  return { version, streams: rows.map((row) => row['stream']) };
 }
