@@ -65,6 +65,7 @@ describe('Tailer', () => {
     ]);
     expect(applied.filter((r) => r.stream === 'b').map((r) => r.site)).toEqual(['b1', 'b2']);
     expect(tailer.lag).toBe(0);
+    await tailer.stop(); // closes its readers
   });
 
   it('resumes after the stored positions, never applying a record twice', async () => {
@@ -76,6 +77,7 @@ describe('Tailer', () => {
     await tailer.init();
     await tailer.drain();
     expect(applied.map((r) => r.site)).toEqual(['a3']);
+    await tailer.stop(); // closes its readers
   });
 
   it('knows how many records are not yet applied', async () => {
@@ -88,6 +90,7 @@ describe('Tailer', () => {
     expect(tailer.lag).toBe(3);
     expect(await tailer.drain()).toBe(3);
     expect(tailer.lag).toBe(0);
+    await tailer.stop(); // closes its readers
   });
 
   it('runs by itself once started and stops cleanly', async () => {
