@@ -67,6 +67,8 @@ describe('rate limits', () => {
       statuses.push(res.status);
       if (res.status === 429) {
         retryAfter ??= res.headers.get('retry-after');
+        // a page on another origin may read it (the tracker waits that long)
+        expect(res.headers.get('access-control-expose-headers')).toBe('Retry-After');
         expect(await res.json()).toMatchObject({ code: 'rate_limited' });
       }
     }

@@ -16,6 +16,10 @@ describe('POST /api/e', () => {
     const res = await gw.post('/api/e', body, { 'accept-language': 'de-DE,de;q=0.9' });
     expect(res.status).toBe(202);
     expect(res.headers.get('server-timing')).toMatch(/dur=/);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('content-length')).toBe('0');
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    expect(await res.text()).toBe('');
     const stored = (await events()).find((e) => e.id === body.i)!;
     expect(stored).toMatchObject({
       site: gw.site.id,
