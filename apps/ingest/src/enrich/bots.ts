@@ -33,19 +33,23 @@ const HEADLESS_HINT = /headless/i;
  */
 export function classifyBot(userAgent: string | undefined, headers?: HeaderBag): BotDropKind | null {
   if (userAgent === undefined || userAgent.trim() === '') return 'empty_ua';
-  if (HEADLESS_UA.test(userAgent)) return 'headless';
+  const byAgent = agentVerdict(userAgent);
+  if (byAgent === 'headless') return 'headless';
   const hints = getHeader(headers, 'sec-ch-ua');
   if (hints !== undefined && HEADLESS_HINT.test(hints)) return 'headless';
-  return listed(userAgent) ? 'list' : null;
+  return byAgent;
 }
 
-/** isbot's pattern is long and user agents repeat a lot: remember recent answers. */
-const listedCache = new Lru<string, boolean>(5000);
-function listed(userAgent: string): boolean {
-  let hit = listedCache.get(userAgent);
-  if (hit === undefined) {
-    hit = isbot(userAgent);
-    listedCache.set(userAgent, hit);
+/**
+ * What the user agent alone says: headless, listed or neither (null). The patterns are long and
+ * user agents repeat a lot, so recent answers are kept.
+ */
+const agentCache = new Lru<string, 'headless' | 'list' | null>(5000);
+function agentVerdict(userAgent: string): 'headless' | 'list' | null {
+  let verdict = agentCache.get(userAgent);
+  if (verdict === undefined) {
+    verdict = HEADLESS_UA.test(userAgent) ? 'headless' : isbot(userAgent) ? 'list' : null;
+    agentCache.set(userAgent, verdict);
   }
-  return hit;
+  return verdict;
 }

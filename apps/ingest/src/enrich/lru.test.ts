@@ -29,7 +29,21 @@ describe('Lru', () => {
     expect(cache.get('a')).toBe(5);
   });
 
-  it('refuses a bound that is not a positive integer', () => {
+  it('keeps what is used while new keys keep coming, and stays within its bound', () => {
+    const cache = new Lru<string, number>(100);
+    cache.set('hot', 1);
+    for (let i = 0; i < 10_000; i++) {
+      cache.set(`k${i}`, i);
+      expect(cache.get('hot')).toBe(1);
+      expect(cache.size).toBeLessThanOrEqual(100);
+    }
+    expect(cache.get('k0')).toBeUndefined();
+    expect(cache.get('k9999')).toBe(9999);
+  });
+
+  it('refuses a bound that is not an integer of at least 2', () => {
     expect(() => new Lru(0)).toThrow(RangeError);
+    expect(() => new Lru(1)).toThrow(RangeError);
+    expect(() => new Lru(2.5)).toThrow(RangeError);
   });
 });
