@@ -168,52 +168,53 @@ class VisitMaker {
     const r = this.#r;
     if (path === '/signup' && r() < 0.35)
       return { name: 'Signup', props: { plan: r() < 0.8 ? 'free' : 'pro' } };
-    if (path === '/demo' && r() < 0.12) return { name: 'Demo Request', props: null };
+    if (path === '/demo' && r() < 0.12) return { name: 'Demo Request' };
     if (path === '/docs/install' && r() < 0.15) return { name: 'Download', props: { format: 'docker' } };
-    if (path.startsWith('/blog/') && r() < 0.015) return { name: 'Newsletter Signup', props: null };
+    if (path.startsWith('/blog/') && r() < 0.015) return { name: 'Newsletter Signup' };
     if (r() < 0.03) return { name: 'Outbound Link', props: { url: 'https://github.com/footfall/footfall' } };
     return null;
   }
 
+  // Absent values are undefined: the WAL encoder leaves them out with one JSON.stringify.
   #base(v: Visitor, s: Source, path: string, at: number, month: string): Omit<WalEvent, 'kind' | 'id'> {
     return {
       t: 'event',
       site: this.#o.siteId,
       at,
-      name: null,
-      props: null,
+      name: undefined,
+      props: undefined,
       host: this.#o.host,
       path,
       visitor: v.id,
       idMode: v.idMode,
-      referrerHost: s.referrerHost,
-      referrerPath: s.referrerPath,
+      referrerHost: s.referrerHost ?? undefined,
+      referrerPath: s.referrerPath ?? undefined,
       channel: s.channel,
-      assistant: s.assistant ?? null,
-      utmSource: s.utmSource ?? null,
-      utmMedium: s.utmMedium ?? null,
-      utmCampaign: s.utmCampaign?.replace('@month', month) ?? null,
-      utmTerm: null,
-      utmContent: null,
-      clickId: s.clickId ?? null,
+      assistant: s.assistant ?? undefined,
+      utmSource: s.utmSource ?? undefined,
+      utmMedium: s.utmMedium ?? undefined,
+      utmCampaign: s.utmCampaign?.replace('@month', month) ?? undefined,
+      utmTerm: undefined,
+      utmContent: undefined,
+      clickId: s.clickId ?? undefined,
       browser: v.client.browser,
       browserVersion: v.client.browserVersion,
       os: v.client.os,
       osVersion: v.client.osVersion,
       device: v.client.device,
       language: v.place.language,
-      country: v.place.country,
-      region: v.place.region,
-      city: null,
+      country: v.place.country ?? undefined,
+      region: v.place.region ?? undefined,
+      city: undefined,
       screenW: v.client.screenW,
       screenH: v.client.screenH,
-      engagedMs: null,
-      scroll: null,
-      lcp: null,
-      fcp: null,
-      inp: null,
-      ttfb: null,
-      cls: null,
+      engagedMs: undefined,
+      scroll: undefined,
+      lcp: undefined,
+      fcp: undefined,
+      inp: undefined,
+      ttfb: undefined,
+      cls: undefined,
     };
   }
 }

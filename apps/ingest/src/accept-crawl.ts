@@ -34,7 +34,7 @@ export async function acceptCrawl(deps: IngestDeps, r: IngestRequest): Promise<v
     robot: robot.robot,
     robotKind: robot.kind,
     path: pageOf(url).path,
-    status: hit.st ?? null,
+    status: hit.st,
   };
   await deps.eventLog.append([record]);
   deps.stats.crawlHits++;

@@ -66,6 +66,22 @@ describe('WAL record encoding', () => {
     expect(decodeWalRecord(payload)).toEqual(event);
   });
 
+  it('writes the same bytes for a record built with undefined as for one built with null', () => {
+    const base = {
+      t: 'crawl',
+      site: 's1',
+      day: '2026-11-22',
+      robot: 'GPTBot',
+      robotKind: 'ai_training',
+      path: '/":null,"x":1',
+    } as const;
+    const withNull = encodeWalRecord({ ...base, status: null });
+    expect(encodeWalRecord({ ...base, status: undefined })).toEqual(withNull);
+    expect(encodeWalRecord(base)).toEqual(withNull);
+    // a string value that looks like a null field is kept as it is
+    expect(decodeWalRecord(withNull)).toEqual({ ...base, status: null });
+  });
+
   it('refuses a payload that is not a record', () => {
     expect(() => decodeWalRecord(new TextEncoder().encode('{"t":"event"}'))).toThrow();
     expect(() => decodeWalRecord(new TextEncoder().encode('not json'))).toThrow();

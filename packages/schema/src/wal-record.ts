@@ -115,20 +115,31 @@ export type WalRecord = v.InferInput<typeof WalRecordSchema>;
 const decoder = new TextDecoder();
 
 /**
- * Encodes a record as the UTF-8 JSON payload of one WAL record. Null fields are left out (about
- * 40 % fewer bytes for a typical event, and a faster decode); decoding puts them back as null.
- * The JSON is built as a string, key by key: copying the record into a new object first makes
- * V8 fall back to a slow dictionary object, and this runs once per accepted event. Keys are the
- * schema's own identifiers (no escaping needed); every value goes through JSON.stringify.
+ * Encodes a record as the UTF-8 JSON payload of one WAL record. Null and undefined fields are left
+ * out (about 40 % fewer bytes for a typical event, and a faster decode); decoding puts them back as
+ * null. This runs once per accepted event, so the gateway builds its records with `undefined` for
+ * what is absent: one `JSON.stringify` then leaves those out by itself. A record holding a null
+ * takes the slower way, key by key. Both give the same bytes for the same record.
  */
 export function encodeWalRecord(record: WalRecord): Uint8Array {
+  const json = JSON.stringify(record);
+  // ':null' can also sit inside a string value; that record just takes the slower way
+  return Buffer.from(json.includes(':null') ? withoutNulls(record) : json, 'utf8');
+}
+
+/**
+ * The JSON of a record without its null fields, built as a string key by key: copying the record
+ * into a new object first makes V8 fall back to a slow dictionary object. Keys are the schema's
+ * own identifiers (no escaping needed); every value goes through JSON.stringify.
+ */
+function withoutNulls(record: WalRecord): string {
   let json = '{';
   for (const key in record) {
     const value = (record as Record<string, unknown>)[key];
     if (value === null || value === undefined) continue;
     json += `${json.length === 1 ? '' : ','}"${key}":${JSON.stringify(value)}`;
   }
-  return Buffer.from(`${json}}`, 'utf8');
+  return `${json}}`;
 }
 
 /** Parses a WAL payload; throws a valibot error when it is not a valid record. */
