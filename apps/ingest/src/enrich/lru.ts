@@ -5,8 +5,8 @@
  * used since the last turnover survives the next.
  *
  * It is close to least-recently-used, at less cost per hit: a hit in the young generation is one
- * `Map` lookup, with no reordering. Used for parse results that repeat a lot on the ingest hot
- * path: user agents, Accept-Language values, robot user agents.
+ * `Map` lookup, with no reordering. Used for answers that repeat a lot on the ingest hot path:
+ * parsed user agents, Accept-Language values, robot user agents, the bot check's verdicts.
  *
  * @example
  * const cache = new Lru<string, number>(2);
