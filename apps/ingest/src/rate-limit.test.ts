@@ -20,7 +20,7 @@ describe('RateLimiter', () => {
     expect(rl.take('a', 100_000)).toBeGreaterThan(0);
   });
 
-  it('stays bounded in memory, forgetting the least recently seen keys', () => {
+  it('stays bounded in memory, forgetting keys not seen for a while', () => {
     const rl = new RateLimiter({ burst: 1, perSecond: 1, maxKeys: 100 });
     for (let i = 0; i < 1000; i++) rl.take(`k${i}`, 0);
     expect(rl.size).toBeLessThanOrEqual(100);

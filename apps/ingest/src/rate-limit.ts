@@ -1,18 +1,21 @@
+import { Lru } from './enrich/lru.ts';
+
 /**
  * Token buckets per key (an address or a visitor), in memory only. A key gets `burst` requests at
- * once and `perSecond` more each second. The map is bounded: when full, the least recently seen
- * keys are forgotten (a forgotten key starts with a full bucket, which errs on letting visits in).
+ * once and `perSecond` more each second. The buckets are bounded by the same two-generation cache
+ * as the enrichment caches: keys not seen for a while are forgotten (a forgotten key starts with a
+ * full bucket, which errs on letting visits in), and a key seen again costs one lookup, not the
+ * delete and re-insert a strict least-recently-used order needs (two buckets per event).
  */
 export class RateLimiter {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #buckets: Lru<string, { tokens: number; at: number }>;
   readonly #burst: number;
   readonly #perMs: number;
-  readonly #maxKeys: number;
 
   constructor(options: { burst: number; perSecond: number; maxKeys?: number }) {
     this.#burst = options.burst;
     this.#perMs = options.perSecond / 1000;
-    this.#maxKeys = options.maxKeys ?? 100_000;
+    this.#buckets = new Lru(options.maxKeys ?? 100_000);
   }
 
   /**
@@ -22,14 +25,12 @@ export class RateLimiter {
   take(key: string, now: number): number {
     let b = this.#buckets.get(key);
     if (b === undefined) {
-      if (this.#buckets.size >= this.#maxKeys) this.#evict();
       b = { tokens: this.#burst, at: now };
+      this.#buckets.set(key, b);
     } else {
-      this.#buckets.delete(key); // re-insert below: Map order is our recency order
       b.tokens = Math.min(this.#burst, b.tokens + (now - b.at) * this.#perMs);
       b.at = now;
     }
-    this.#buckets.set(key, b);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
@@ -39,14 +40,6 @@ export class RateLimiter {
 
   get size(): number {
     return this.#buckets.size;
-  }
-
-  #evict(): void {
-    let drop = Math.max(1, Math.floor(this.#maxKeys / 10));
-    for (const key of this.#buckets.keys()) {
-      this.#buckets.delete(key);
-      if (--drop === 0) break;
-    }
   }
 }
 
