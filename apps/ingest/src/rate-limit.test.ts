@@ -20,7 +20,20 @@ describe('RateLimiter', () => {
     expect(rl.take('a', 100_000)).toBeGreaterThan(0);
   });
 
-  it('stays bounded in memory, forgetting keys not seen for a while', () => {
+  it('drops the keys whose bucket is full again, and keeps those still limited', () => {
+    const rl = new RateLimiter({ burst: 2, perSecond: 1 });
+    for (let i = 0; i < 100; i++) rl.take(`once${i}`, 0); // each full again at 1 s
+    rl.take('busy', 0);
+    rl.take('busy', 0); // full again at 2 s
+    expect(rl.size).toBe(101);
+    // the sweep at 1.2 s keeps only 'busy', whose bucket still holds less than its burst
+    expect(rl.take('busy', 1200)).toBe(0);
+    expect(rl.size).toBe(1);
+    expect(rl.take('busy', 1200)).toBe(1);
+    expect(rl.take('once0', 1200)).toBe(0); // a dropped key answers as it would have
+  });
+
+  it('stays bounded in memory, forgetting the oldest keys when too many are limited at once', () => {
     const rl = new RateLimiter({ burst: 1, perSecond: 1, maxKeys: 100 });
     for (let i = 0; i < 1000; i++) rl.take(`k${i}`, 0);
     expect(rl.size).toBeLessThanOrEqual(100);

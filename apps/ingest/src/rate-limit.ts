@@ -1,21 +1,31 @@
-import { Lru } from './enrich/lru.ts';
+/** How often a limiter drops the keys whose bucket is full again (they carry nothing). */
+const SWEEP_MS = 1000;
 
 /**
- * Token buckets per key (an address or a visitor), in memory only. A key gets `burst` requests at
- * once and `perSecond` more each second. The buckets are bounded by the same two-generation cache
- * as the enrichment caches: keys not seen for a while are forgotten (a forgotten key starts with a
- * full bucket, which errs on letting visits in), and a key seen again costs one lookup, not the
- * delete and re-insert a strict least-recently-used order needs (two buckets per event).
+ * Rate limits per key (an address or a visitor), in memory only: a key gets `burst` requests at
+ * once and `perSecond` more each second (a token bucket). Kept as the generic cell rate algorithm,
+ * which stores one number per key: the time at which the key's bucket is full again (`full`). A
+ * request is allowed unless that lies more than `burst - 1` intervals ahead; each allowed request
+ * moves it one interval on. This runs twice per event, over tens of thousands of keys.
+ *
+ * A key whose bucket is full again says nothing a new key would not, so once a second those are
+ * dropped: the map holds only keys seen in the last few seconds, and forgetting them changes no
+ * answer. Only when more than `maxKeys` keys are still limited at once are the oldest of them
+ * forgotten (a forgotten key starts with a full bucket, which errs on letting visits in).
  */
 export class RateLimiter {
-  readonly #buckets: Lru<string, { tokens: number; at: number }>;
-  readonly #burst: number;
-  readonly #perMs: number;
+  readonly #full = new Map<string, number>();
+  /** ms between two tokens */
+  readonly #interval: number;
+  /** how far ahead `full` may be and a request still pass: the burst's other tokens */
+  readonly #tolerance: number;
+  readonly #maxKeys: number;
+  #swept = Number.NEGATIVE_INFINITY;
 
   constructor(options: { burst: number; perSecond: number; maxKeys?: number }) {
-    this.#burst = options.burst;
-    this.#perMs = options.perSecond / 1000;
-    this.#buckets = new Lru(options.maxKeys ?? 100_000);
+    this.#interval = 1000 / options.perSecond;
+    this.#tolerance = (options.burst - 1) * this.#interval;
+    this.#maxKeys = options.maxKeys ?? 100_000;
   }
 
   /**
@@ -23,23 +33,38 @@ export class RateLimiter {
    * (for `Retry-After`).
    */
   take(key: string, now: number): number {
-    let b = this.#buckets.get(key);
-    if (b === undefined) {
-      b = { tokens: this.#burst, at: now };
-      this.#buckets.set(key, b);
-    } else {
-      b.tokens = Math.min(this.#burst, b.tokens + (now - b.at) * this.#perMs);
-      b.at = now;
+    if (now - this.#swept >= SWEEP_MS) this.#sweep(now);
+    let full = this.#full.get(key);
+    if (full === undefined) {
+      if (this.#full.size >= this.#maxKeys) this.#makeRoom(now);
+      full = now;
     }
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.#perMs / 1000));
+    const wait = full - this.#tolerance - now;
+    if (wait > 0) return Math.max(1, Math.ceil(wait / 1000));
+    this.#full.set(key, Math.max(full, now) + this.#interval);
+    return 0;
   }
 
+  /** Keys held: those whose bucket is not known to be full again. */
   get size(): number {
-    return this.#buckets.size;
+    return this.#full.size;
+  }
+
+  /** Drops the keys whose bucket is full again. */
+  #sweep(now: number): void {
+    this.#swept = now;
+    for (const [key, full] of this.#full) if (full <= now) this.#full.delete(key);
+  }
+
+  /** At the bound: sweep, and if that is not enough, forget the oldest tenth of the keys. */
+  #makeRoom(now: number): void {
+    this.#sweep(now);
+    if (this.#full.size < this.#maxKeys) return;
+    let drop = Math.max(1, Math.floor(this.#maxKeys / 10));
+    for (const key of this.#full.keys()) {
+      this.#full.delete(key);
+      if (--drop === 0) break;
+    }
   }
 }
 
