@@ -48,6 +48,10 @@ export function rng(seed: number) {
   };
 }
 
+/**
+ * `count` event bodies for one site. Each body has a visitor of its own, so a load that cycles
+ * through them sends each visitor one event per cycle and stays under the per-visitor rate limit.
+ */
 export function eventBodies(siteId: string, count: number, seed = 42): string[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
@@ -60,7 +64,7 @@ export function eventBodies(siteId: string, count: number, seed = 42): string[] 
       u: `https://example.com${pick(PATHS)}${pick(UTM)}`,
       r: pick(REFS),
       i: `b${seed}x${i}x${Math.floor(r() * 1e9).toString(36)}`,
-      v: `v${Math.floor(r() * 5000).toString(36)}visitor`,
+      v: `v${i.toString(36)}visitor`,
       w: pick([390, 768, 1280, 1440, 1920]),
       h: pick([844, 1024, 800, 900, 1080]),
     };
