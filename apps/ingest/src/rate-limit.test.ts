@@ -39,4 +39,10 @@ describe('RateLimiter', () => {
     expect(rl.size).toBeLessThanOrEqual(100);
     expect(rl.take('k999', 0)).toBeGreaterThan(0); // recent key remembered
   });
+
+  it('refuses a limit that could never pass a request or never refill', () => {
+    expect(() => new RateLimiter({ burst: 0, perSecond: 1 })).toThrow(RangeError);
+    expect(() => new RateLimiter({ burst: 1, perSecond: 0 })).toThrow(RangeError);
+    expect(() => new RateLimiter({ burst: 1, perSecond: Number.POSITIVE_INFINITY })).toThrow(RangeError);
+  });
 });

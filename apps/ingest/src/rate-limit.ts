@@ -23,6 +23,8 @@ export class RateLimiter {
   #swept = Number.NEGATIVE_INFINITY;
 
   constructor(options: { burst: number; perSecond: number; maxKeys?: number }) {
+    if (!(options.burst >= 1 && options.perSecond > 0 && Number.isFinite(options.perSecond)))
+      throw new RangeError('a rate limit needs a burst of at least 1 and a finite rate above 0');
     this.#interval = 1000 / options.perSecond;
     this.#tolerance = (options.burst - 1) * this.#interval;
     this.#maxKeys = options.maxKeys ?? 100_000;
