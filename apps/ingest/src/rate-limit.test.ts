@@ -38,6 +38,11 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 1000; i++) rl.take(`k${i}`, 0);
     expect(rl.size).toBeLessThanOrEqual(100);
     expect(rl.take('k999', 0)).toBeGreaterThan(0); // recent key remembered
+    // each time the bound is reached a tenth of the room is freed, not one key
+    const full = new RateLimiter({ burst: 1, perSecond: 1, maxKeys: 100 });
+    for (let i = 0; i < 100; i++) full.take(`a${i}`, 0);
+    full.take('one more', 0);
+    expect(full.size).toBe(91);
   });
 
   it('refuses a limit that could never pass a request or never refill', () => {

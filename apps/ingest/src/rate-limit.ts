@@ -58,11 +58,15 @@ export class RateLimiter {
     for (const [key, full] of this.#full) if (full <= now) this.#full.delete(key);
   }
 
-  /** At the bound: sweep, and if that is not enough, forget the oldest tenth of the keys. */
+  /**
+   * At the bound: sweep, then forget the oldest keys until a tenth of the room is free, so that
+   * many new keys at once (an attack from many addresses) cost a sweep per tenth of `maxKeys`
+   * new keys, not one per key.
+   */
   #makeRoom(now: number): void {
     this.#sweep(now);
-    if (this.#full.size < this.#maxKeys) return;
-    let drop = Math.max(1, Math.floor(this.#maxKeys / 10));
+    let drop = this.#full.size - (this.#maxKeys - Math.max(1, Math.floor(this.#maxKeys / 10)));
+    if (drop <= 0) return;
     for (const key of this.#full.keys()) {
       this.#full.delete(key);
       if (--drop === 0) break;
