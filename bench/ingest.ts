@@ -3,7 +3,7 @@
 // run on the same machine: autocannon, then wrk when it is installed. Writes
 // bench/results/ingest.md. Run: pnpm bench:ingest
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +75,7 @@ interface Target {
 
 async function load(tool: Tool, server: Target, bodies: Bodies, connections: number): Promise<Run> {
   const serverBefore = await cpuSecondsOf(server.child.pid!);
-  const clientBefore = loadToolCpuSeconds();
+  const clientBefore = await loadToolCpuSeconds();
   const result =
     tool === 'wrk'
       ? await loadWithWrk(server.port, bodies.file, connections)
@@ -86,7 +86,7 @@ async function load(tool: Tool, server: Target, bodies: Bodies, connections: num
     result,
     serverUs:
       serverBefore === null || serverAfter === null ? Number.NaN : ((serverAfter - serverBefore) * 1e6) / n,
-    clientUs: ((loadToolCpuSeconds() - clientBefore) * 1e6) / n,
+    clientUs: (((await loadToolCpuSeconds()) - clientBefore) * 1e6) / n,
   };
 }
 
@@ -94,13 +94,9 @@ async function load(tool: Tool, server: Target, bodies: Bodies, connections: num
  * CPU seconds of the load tools: autocannon runs in this process, wrk is a child that has exited
  * (and been waited for) by the time its load resolves, so its time is in our children's.
  */
-function loadToolCpuSeconds(): number {
+async function loadToolCpuSeconds(): Promise<number> {
   const own = process.cpuUsage();
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // cutime and cstime are fields 16 and 17 of the whole line, in clock ticks (100 per second)
-  const children = (Number(fields[13]) + Number(fields[14])) / 100;
-  return (own.user + own.system) / 1e6 + children;
+  return (own.user + own.system) / 1e6 + ((await cpuSecondsOf('self', 'children')) ?? 0);
 }
 
 async function loadWithAutocannon(port: number, bodies: string[], connections: number): Promise<LoadResult> {

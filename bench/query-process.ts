@@ -115,13 +115,20 @@ export function serverTotal(header: string | string[] | undefined): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/** CPU seconds (user + system) a process has used, from /proc (Linux), or null. */
-export async function cpuSecondsOf(pid: number): Promise<number | null> {
+/**
+ * CPU seconds (user + system) a process has used, from /proc (Linux), or null. `children` gives
+ * instead what its children that have exited and been waited for used.
+ */
+export async function cpuSecondsOf(
+  pid: number | 'self',
+  whose: 'own' | 'children' = 'own',
+): Promise<number | null> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second)
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    // utime, stime, cutime and cstime are fields 14 to 17 of the whole line, in clock ticks (100 per second)
+    const at = whose === 'own' ? 11 : 13;
+    return (Number(fields[at]) + Number(fields[at + 1])) / 100;
   } catch {
     return null;
   }
