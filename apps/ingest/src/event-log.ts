@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AppError, type Logger } from '@footfall/http';
-import { encodeWalRecord, type WalRecord } from '@footfall/schema';
+import { type WalRecord, walRecordJson } from '@footfall/schema';
 import { openWalWriter, type WalFs, WalLockedError, WalWriteError, type WalWriter } from '@footfall/wal';
 
 /** Ingest availability (the spec's state table): accepting, or refusing while the disk is full. */
@@ -95,8 +95,9 @@ export class EventLog {
       throw new AppError('unavailable', 'too many events are waiting for the disk', { retryAfter: 1 });
     }
     try {
-      if (records.length === 1) await writer.append(encodeWalRecord(records[0]!));
-      else await writer.appendMany(records.map(encodeWalRecord));
+      // JSON text: the writer encodes it straight into its commit buffer
+      if (records.length === 1) await writer.append(walRecordJson(records[0]!));
+      else await writer.appendMany(records.map(walRecordJson));
     } catch (e) {
       if (e instanceof WalWriteError) {
         const reason = this.#fail(e);

@@ -60,7 +60,7 @@ export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
       userAgent: input.userAgent,
     });
   // Absent values are undefined rather than null: the WAL encoder's one JSON.stringify leaves
-  // them out by itself (encodeWalRecord), and this runs for every accepted event.
+  // them out by itself (walRecordJson), and this runs for every accepted event.
   return {
     t: 'event',
     id: event.i,

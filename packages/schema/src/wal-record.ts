@@ -122,9 +122,17 @@ const decoder = new TextDecoder();
  * takes the slower way, key by key. Both give the same bytes for the same record.
  */
 export function encodeWalRecord(record: WalRecord): Uint8Array {
+  return Buffer.from(walRecordJson(record), 'utf8');
+}
+
+/**
+ * The JSON text of a record's payload (encodeWalRecord's bytes as a string): the gateway hands
+ * this to the WAL writer, which encodes it straight into its commit buffer.
+ */
+export function walRecordJson(record: WalRecord): string {
   const json = JSON.stringify(record);
   // ':null' can also sit inside a string value; that record just takes the slower way
-  return Buffer.from(json.includes(':null') ? withoutNulls(record) : json, 'utf8');
+  return json.includes(':null') ? withoutNulls(record) : json;
 }
 
 /**

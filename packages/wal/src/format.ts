@@ -57,31 +57,45 @@ export function recordSize(payloadBytes: number): number {
   return RECORD_HEADER_BYTES + payloadBytes;
 }
 
+/** A record's payload: bytes, or text that is written as UTF-8. */
+export type Payload = Uint8Array | string;
+
+/** The payload's length in bytes. */
+export function payloadBytes(payload: Payload): number {
+  return typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length;
+}
+
 /**
- * Writes one record into `out` at `at` and returns the offset just past it. The CRC covers every
- * byte after the CRC field: length, seq, flags and payload, so a damaged length is caught too.
+ * Writes one record into `out` at `at` and returns the offset just past it; `length` is the
+ * payload's byte length (payloadBytes). A text payload is encoded straight into `out`, with no
+ * buffer of its own. The CRC covers every byte after the CRC field: length, seq, flags and
+ * payload, so a damaged length is caught too.
  */
 export function writeRecord(
-  out: Uint8Array,
+  out: Buffer,
   at: number,
   seq: bigint,
   flags: number,
-  payload: Uint8Array,
+  payload: Payload,
+  length: number,
 ): number {
-  const view = new DataView(out.buffer, out.byteOffset + at, RECORD_HEADER_BYTES);
-  view.setUint32(4, payload.length, true);
-  view.setBigUint64(8, seq, true);
-  view.setUint32(16, flags, true);
-  out.set(payload, at + RECORD_HEADER_BYTES);
-  const end = at + RECORD_HEADER_BYTES + payload.length;
-  view.setUint32(0, crc32c(out.subarray(at + 4, end)), true);
+  out.writeUInt32LE(length, at + 4);
+  out.writeBigUInt64LE(seq, at + 8);
+  out.writeUInt32LE(flags, at + 16);
+  const start = at + RECORD_HEADER_BYTES;
+  if (typeof payload === 'string') {
+    if (out.write(payload, start, length, 'utf8') !== length) throw new RangeError('payload length mismatch');
+  } else out.set(payload, start);
+  const end = start + length;
+  out.writeUInt32LE(crc32c(out.subarray(at + 4, end)), at);
   return end;
 }
 
 /** One record as a standalone byte array (tests use it to fake a crash between write and fsync). */
-export function encodeRecord(seq: bigint, payload: Uint8Array, flags = FLAG_BATCH_START): Uint8Array {
-  const out = new Uint8Array(recordSize(payload.length));
-  writeRecord(out, 0, seq, flags, payload);
+export function encodeRecord(seq: bigint, payload: Payload, flags = FLAG_BATCH_START): Uint8Array {
+  const length = payloadBytes(payload);
+  const out = Buffer.alloc(recordSize(length));
+  writeRecord(out, 0, seq, flags, payload, length);
   return out;
 }
 

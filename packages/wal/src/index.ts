@@ -10,7 +10,7 @@ export {
   WalLockedError,
   WalWriteError,
 } from './errors.ts';
-export { MAX_PAYLOAD_BYTES } from './format.ts';
+export { MAX_PAYLOAD_BYTES, type Payload } from './format.ts';
 export { nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
 export { type PruneOptions, pruneWal } from './prune.ts';
 export {

@@ -31,6 +31,22 @@ describe('WalWriter', () => {
     });
   });
 
+  it('stores a text payload as its UTF-8 bytes, mixed with byte payloads in one commit', async () => {
+    await withTempDir(async (dir) => {
+      const wal = await openWalWriter({ dir });
+      const texts = ['{"path":"/caf\u00e9"}', '\u{1f600} emoji', 'lone \ud800 surrogate', ''];
+      await Promise.all([...texts.map((t) => wal.append(t)), wal.append(utf8('bytes'))]);
+      await wal.close();
+      const reader = openWalReader({ dir });
+      const stored = await reader.read({ after: 0n, maxRecords: 10 });
+      await reader.close();
+      expect(stored.map((r) => Buffer.from(r.payload))).toEqual([
+        ...texts.map((t) => Buffer.from(t, 'utf8')),
+        Buffer.from('bytes'),
+      ]);
+    });
+  });
+
   it('continues after the last durable record when reopened', async () => {
     await withTempDir(async (dir) => {
       const first = await openWalWriter({ dir });

@@ -3,6 +3,8 @@ import { WalClosedError, WalWriteError } from './errors.ts';
 import {
   FLAG_BATCH_START,
   MAX_PAYLOAD_BYTES,
+  type Payload,
+  payloadBytes,
   recordSize,
   SEGMENT_HEADER_BYTES,
   writeRecord,
@@ -49,7 +51,9 @@ export const DEFAULT_FILL_BYTES = 4 * 1024 * 1024;
 export const MARK_INTERVAL_MS = 50;
 
 interface PendingAppend {
-  payload: Uint8Array;
+  payload: Payload;
+  /** the payload's length in bytes */
+  bytes: number;
   resolve: (seq: bigint) => void;
   reject: (error: Error) => void;
 }
@@ -162,24 +166,32 @@ export class WalWriter {
   }
 
   /**
-   * Appends one record and resolves with its seq once it is fsynced. Rejects with the sticky
+   * Appends one record and resolves with its seq once it is fsynced. A string payload is stored as
+   * its UTF-8 bytes, encoded straight into the commit's buffer. Rejects with the sticky
    * WalWriteError after a failed write, WalClosedError after close(), RangeError for a payload
    * over MAX_PAYLOAD_BYTES.
    */
-  append(payload: Uint8Array): Promise<bigint> {
-    const refusal = this.#refusal([payload]);
+  append(payload: Payload): Promise<bigint> {
+    const bytes = payloadBytes(payload);
+    const refusal = this.#refusal([bytes]);
     if (refusal) return Promise.reject(refusal);
-    const done = new Promise<bigint>((resolve, reject) => this.#queue.push({ payload, resolve, reject }));
+    const done = new Promise<bigint>((resolve, reject) =>
+      this.#queue.push({ payload, bytes, resolve, reject }),
+    );
     this.#kick();
     return done;
   }
 
   /** Appends several records, with consecutive seqs, in one group commit when they fit one batch. */
-  appendMany(payloads: readonly Uint8Array[]): Promise<bigint[]> {
-    const refusal = this.#refusal(payloads);
+  appendMany(payloads: readonly Payload[]): Promise<bigint[]> {
+    const sizes = payloads.map(payloadBytes);
+    const refusal = this.#refusal(sizes);
     if (refusal) return Promise.reject(refusal);
     const all = payloads.map(
-      (payload) => new Promise<bigint>((resolve, reject) => this.#queue.push({ payload, resolve, reject })),
+      (payload, i) =>
+        new Promise<bigint>((resolve, reject) =>
+          this.#queue.push({ payload, bytes: sizes[i]!, resolve, reject }),
+        ),
     );
     this.#kick();
     return Promise.all(all);
@@ -201,12 +213,12 @@ export class WalWriter {
     return this.#closing;
   }
 
-  #refusal(payloads: readonly Uint8Array[]): Error | null {
+  #refusal(sizes: readonly number[]): Error | null {
     if (this.#closing) return new WalClosedError('WAL writer is closed');
     if (this.#failure) return this.#failure;
-    for (const payload of payloads) {
-      if (payload.length > MAX_PAYLOAD_BYTES) {
-        return new RangeError(`WAL payload of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    for (const bytes of sizes) {
+      if (bytes > MAX_PAYLOAD_BYTES) {
+        return new RangeError(`WAL payload of ${bytes} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
       }
     }
     return null;
@@ -248,7 +260,7 @@ export class WalWriter {
     let bytes = 0;
     let count = 0;
     for (const item of this.#queue) {
-      const size = recordSize(item.payload.length);
+      const size = recordSize(item.bytes);
       if (count > 0 && bytes + size > limit) break;
       bytes += size;
       count++;
@@ -258,15 +270,23 @@ export class WalWriter {
 
   /** Writes and fsyncs one batch; returns the seq of its first record. */
   async #commit(batch: PendingAppend[]): Promise<bigint> {
-    const bytes = batch.reduce((sum, item) => sum + recordSize(item.payload.length), 0);
+    const bytes = batch.reduce((sum, item) => sum + recordSize(item.bytes), 0);
     if (this.#size > SEGMENT_HEADER_BYTES && this.#size + bytes > this.#segmentBytes) await this.#roll();
     // The batch may go past the zeros only once no fill is writing there.
     if (this.#filling && this.#size + bytes > this.#fileBytes) await this.#filling;
     const firstSeq = this.#lastSeq + 1n;
-    const buffer = new Uint8Array(bytes);
+    // every byte is written below: records' headers and payloads, back to back
+    const buffer = Buffer.allocUnsafeSlow(bytes);
     let at = 0;
     batch.forEach((item, i) => {
-      at = writeRecord(buffer, at, firstSeq + BigInt(i), i === 0 ? FLAG_BATCH_START : 0, item.payload);
+      at = writeRecord(
+        buffer,
+        at,
+        firstSeq + BigInt(i),
+        i === 0 ? FLAG_BATCH_START : 0,
+        item.payload,
+        item.bytes,
+      );
     });
     const path = this.#segment.path;
     // With O_DSYNC (fs.ts APPEND_FLAGS) the write returns once the batch is on the disk.
