@@ -38,10 +38,7 @@ interface Node {
 export function compileGuard(schema: v.GenericSchema): Guard {
   const refs: unknown[] = [];
   const expression = check(schema as unknown as Node, 'x', refs, { next: 0 });
-  // an object schema is a generated function already (see sub)
-  const whole = /^r\[(\d+)\]\(x\)$/.exec(expression);
-  if (whole) return refs[Number(whole[1])] as Guard;
-  return sub(refs, { next: -1 }, `return ${expression};`, true) as Guard;
+  return generate(refs, 'guard', `return ${expression};`);
 }
 
 interface Names {
@@ -71,17 +68,17 @@ function check(node: Node, x: string, refs: unknown[], names: Names): string {
 }
 
 /**
- * Makes a function of `x` from generated source, for an object or record (called from its parent's
- * expression) or a whole schema. The checks become source, so V8 compiles them as straight-line
- * code: a tree of closures, tried first, was only half as fast. Values are never spliced into the
- * source; they are passed in `r` and named by index.
+ * A function of `x` made from generated source. The checks become source, so V8 compiles them as
+ * straight-line code: a tree of closures, tried first, was only half as fast. Values are never
+ * spliced into the source; they are passed in `r` and named by index.
  */
-function sub(refs: unknown[], names: Names, body: string): string;
-function sub(refs: unknown[], names: Names, body: string, asFunction: true): Guard;
-function sub(refs: unknown[], names: Names, body: string, asFunction?: true): string | Guard {
-  const name = names.next < 0 ? 'guard' : `g${names.next++}`;
-  const fn = new Function('r', `return function ${name}(x) { ${body} }`)(refs) as Guard;
-  return asFunction ? fn : ref(refs, fn);
+function generate(refs: unknown[], name: string, body: string): Guard {
+  return new Function('r', `return function ${name}(x) { ${body} }`)(refs) as Guard;
+}
+
+/** A nested object or record: a generated function of its own, called from its parent's expression. */
+function sub(refs: unknown[], names: Names, body: string): string {
+  return ref(refs, generate(refs, `g${names.next++}`, body));
 }
 
 function checkSchema(node: Node, x: string, refs: unknown[], names: Names): string {
