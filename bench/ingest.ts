@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
 import { loadConfig } from '@footfall/config';
 import { createSite, openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
@@ -205,10 +206,14 @@ async function main() {
   // Both servers run for the whole benchmark; the loads alternate between them, round after round,
   // so a noisy stretch of the shared machine hits both sides alike. The table shows the median round.
   const bare = await startProcess(['--import', 'tsx', join(root, 'bench/bare-server.ts')], {});
-  const gw = await startProcess([join(root, 'packages/cli/bin/footfall.mjs'), 'ingest'], {
-    ...env,
-    FOOTFALL_LOG_LEVEL: 'info',
-  });
+  // with the node options it runs with in production (footfall start, the ingest image)
+  const gw = await startProcess(
+    [...INGEST_NODE_FLAGS, join(root, 'packages/cli/bin/footfall.mjs'), 'ingest'],
+    {
+      ...env,
+      FOOTFALL_LOG_LEVEL: 'info',
+    },
+  );
   await new Promise((r) => setTimeout(r, 500));
   const idleRss = await rssOf(gw.child.pid!);
   let peakRss = 0;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningFootfall, runFootfall, startFootfall } from '../support/footfall.ts';
 import { alive } from '../support/process.ts';
@@ -21,6 +23,16 @@ describe('footfall start', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('server-timing')).toMatch(/dur=/);
     expect(await missing.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('runs the ingest gateway with its node options and the query service without them', async () => {
+    const ff = await startFootfall();
+    running.push(ff);
+    const pidOf = (child: string) =>
+      ff.logs().find((l) => l.msg === 'child started' && l.child === child)?.pid as number;
+    const args = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(args(pidOf('ingest'))).toEqual(expect.arrayContaining([...INGEST_NODE_FLAGS, 'ingest']));
+    for (const flag of INGEST_NODE_FLAGS) expect(args(pidOf('query'))).not.toContain(flag);
   });
 
   it('restarts a killed child', async () => {

@@ -3,6 +3,7 @@ import { type Config, ConfigError, describeConfig, loadConfig } from '@footfall/
 import { createLogger, type Logger } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { runAdmin } from './admin/admin.ts';
+import { INGEST_NODE_FLAGS } from './node-flags.ts';
 import { announceSetup } from './setup-link.ts';
 import { isSetupDone } from './setup-state.ts';
 import { Supervisor } from './supervisor.ts';
@@ -130,7 +131,7 @@ async function runSupervisor(config: Config): Promise<void> {
     drainMs: config.drainSeconds * 1000,
     children: [
       { name: 'query', args: [BIN, 'query', '--no-setup-link'] },
-      { name: 'ingest', args: [BIN, 'ingest'] },
+      { name: 'ingest', args: [...INGEST_NODE_FLAGS, BIN, 'ingest'] },
     ],
   });
   supervisor.start();
