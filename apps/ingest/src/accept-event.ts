@@ -3,7 +3,7 @@ import { IngestEventSchema, LIMITS, type WalBotDrop } from '@footfall/schema';
 import type { IngestDeps } from './deps.ts';
 import { classifyBot } from './enrich/bots.ts';
 import { addressKey } from './enrich/ip.ts';
-import { isSameSite, pageOf, parseUrl } from './enrich/referrer.ts';
+import { hostKey, isSameSite, parseUrl } from './enrich/referrer.ts';
 import { siteDay } from './enrich/visitor-hash.ts';
 import {
   header,
@@ -39,7 +39,7 @@ export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<v
   limit(deps, 'address', addressKey(address), 'address');
 
   const page = parseUrl(event.u);
-  if (page === null || (!deps.config.unsafe.anyHost && !isSameSite(pageOf(page).host, site.domain))) {
+  if (page === null || (!deps.config.unsafe.anyHost && !isSameSite(hostKey(page.hostname), site.domain))) {
     throw new AppError('invalid_body', `the page is not on ${site.domain} or a subdomain of it`, {
       field: 'u',
     });

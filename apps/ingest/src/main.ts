@@ -72,7 +72,9 @@ export async function startIngestGateway(
   };
   const own = getRequestListener(createIngestApp(deps).fetch);
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const post = req.method === 'POST' ? POST_ROUTES[path] : undefined;
     if (post) {
       handleIngestPost(deps, post, req, res);
