@@ -7,6 +7,6 @@
  * young-generation collection copies a few hundred live requests. A young generation twice as
  * large is collected half as often: in the benchmark, scavenges fell from about 1.2 to 0.7 µs per
  * event and events/s rose by about 4 %, for about 27 MiB more resident memory under load (a bare
- * handler, whose requests die young, gains nothing from it). Idle, V8 shrinks it back.
+ * handler, whose requests die young, gains nothing from it).
  */
 export const INGEST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
