@@ -7,9 +7,12 @@
 import type { IngestEvent } from '@footfall/schema';
 import type { BrowserContext, Request } from 'playwright-core';
 
+/** A body the tracker sends: it always carries an event id (only server senders may leave it out). */
+export type TrackerEvent = IngestEvent & { i: string };
+
 /** One attempt: the body as sent and how it ended (an HTTP status, or `failed` without one). */
 export interface Attempt {
-  event: IngestEvent;
+  event: TrackerEvent;
   outcome: number | 'failed' | 'pending';
 }
 
@@ -17,7 +20,7 @@ export interface Traffic {
   /** Every `POST /api/e` attempt in the order the browser made them. */
   attempts(): Attempt[];
   /** Events the server took (2xx), one entry per acceptance, repeats included. */
-  accepted(): IngestEvent[];
+  accepted(): TrackerEvent[];
   /** Attempts the server refused with 4xx: a body the tracker should never have sent. */
   refused(): Attempt[];
 }
@@ -33,7 +36,7 @@ export function watchTraffic(context: BrowserContext, gatewayUrl: string): Traff
   context.on('request', (request) => {
     if (request.url() !== endpoint || request.method() !== 'POST') return;
     attempts.set(request, {
-      event: JSON.parse(request.postData() ?? 'null') as IngestEvent,
+      event: JSON.parse(request.postData() ?? 'null') as TrackerEvent,
       outcome: 'pending',
     });
   });

@@ -18,6 +18,7 @@ function enrich(event: Partial<IngestEvent>) {
     {
       site,
       event: full,
+      id: full.i ?? 'made-by-gateway',
       page: new URL(full.u),
       address: '203.0.113.9',
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',

@@ -15,6 +15,8 @@ export type GeoPlace = GeoResult;
 export interface EnrichInput {
   site: SiteInfo;
   event: IngestEvent;
+  /** the event id: `event.i`, or one the gateway made for a sender that gave none */
+  id: string;
   /** `event.u`, parsed once by the caller (which checked it is on the site) */
   page: URL;
   /** the visitor address: used here for geo and the cookieless hash, never returned */
@@ -63,7 +65,7 @@ export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
   // them out by itself (walRecordJson), and this runs for every accepted event.
   return {
     t: 'event',
-    id: event.i,
+    id: input.id,
     site: site.id,
     at,
     kind: event.k,

@@ -32,7 +32,8 @@ interface Node {
  * which also words the error. So a guard can be stricter than its schema, never looser.
  *
  * Knows: strict objects, records, unions, optionals without defaults, string, number, boolean,
- * literal, picklist, and pipes of length, value, integer, regex, url and check actions. Anything
+ * unknown, literal, picklist, and pipes of schemas and of length, value, integer, finite, regex,
+ * url and check actions. Anything
  * else (transformations, defaults, fallbacks, async) throws UnsupportedSchemaError.
  */
 export function compileGuard(schema: v.GenericSchema): Guard {
@@ -60,7 +61,8 @@ function check(node: Node, x: string, refs: unknown[], names: Names): string {
   const parts: string[] = [];
   for (const item of node.pipe) {
     if (item.kind === 'metadata') continue;
-    if (item.kind === 'schema') parts.push(checkSchema(item, x, refs, names));
+    // the first item is the schema the pipe was made from, itself a pipe when pipes nest
+    if (item.kind === 'schema') parts.push(check(item, x, refs, names));
     else if (item.kind === 'validation') parts.push(checkAction(item, x, refs));
     else throw new UnsupportedSchemaError(`a ${item.type} transformation`);
   }
@@ -89,6 +91,8 @@ function checkSchema(node: Node, x: string, refs: unknown[], names: Names): stri
       return `(typeof ${x} === 'number' && ${x} === ${x})`;
     case 'boolean':
       return `typeof ${x} === 'boolean'`;
+    case 'unknown':
+      return 'true';
     case 'literal':
       return `${x} === ${ref(refs, node.literal)}`;
     case 'picklist':
@@ -152,6 +156,8 @@ function checkAction(action: Node, x: string, refs: unknown[]): string {
       return `${x} <= ${ref(refs, requirement)}`;
     case 'integer':
       return `Number.isInteger(${x})`;
+    case 'finite':
+      return `Number.isFinite(${x})`;
     case 'regex': {
       const re = requirement as RegExp;
       // a global or sticky pattern keeps state between tests

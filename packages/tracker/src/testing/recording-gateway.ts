@@ -111,10 +111,13 @@ export async function startRecordingGateway(options: RecordingGatewayOptions): P
       parsed = undefined;
     }
     const result = v.safeParse(IngestEventSchema, parsed);
-    if (!result.success) {
+    // the tracker always sends an event id (only server senders may leave it out)
+    if (!result.success || result.output.i === undefined) {
       rejected.push({
         body,
-        issues: result.issues.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`),
+        issues: result.success
+          ? ['i: the tracker must send an event id']
+          : result.issues.map((issue) => `${v.getDotPath(issue)}: ${issue.message}`),
       });
       return void res.writeHead(400, CORS).end();
     }
