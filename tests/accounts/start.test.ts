@@ -27,7 +27,7 @@ describe('the query service and the control database at start', () => {
       secret: instance.secret,
       version: footfallVersion(),
     });
-    expect(listSites(ctl).map((s) => s.domain)).toEqual(['www.example.com', 'shop.example.org']);
+    expect(listSites(ctl).map((s) => s.domain)).toEqual(['example.com', 'shop.example.org']);
     await ctl.close();
   });
 

@@ -71,6 +71,21 @@ describe('POST /api/crawl', () => {
     expect((await gw.records()).length).toBe(before);
   });
 
+  it('refuses a page that is not an http(s) URL on a valid host name, storing nothing', async () => {
+    const key = { 'x-footfall-proxy-key': gw.site.proxyKey };
+    const before = (await gw.records()).length;
+    for (const u of [
+      'javascript://example.com/%0aalert(1)',
+      'file://example.com/x',
+      'https://a..example.com/',
+    ]) {
+      const res = await gw.post('/api/crawl', hit('GPTBot/1.2', { u }), key);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_body', field: 'u' });
+    }
+    expect((await gw.records()).length).toBe(before);
+  });
+
   it('refuses a bad body with a JSON error naming the field', async () => {
     const key = { 'x-footfall-proxy-key': gw.site.proxyKey };
     const bad = await gw.post('/api/crawl', hit('GPTBot', { st: 'ok' }), key);

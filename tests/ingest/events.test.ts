@@ -78,6 +78,25 @@ describe('POST /api/e', () => {
     });
   });
 
+  it('counts a server sender that gives no event id, making one for each event', async () => {
+    const { i: _, ...body } = pageview(gw.site.id, { u: 'https://example.com/no-id' });
+    expect((await gw.post('/api/e', body)).status).toBe(202);
+    expect((await gw.post('/api/e', body)).status).toBe(202);
+    const stored = (await events()).filter((e) => e.path === '/no-id');
+    expect(stored).toHaveLength(2);
+    for (const e of stored) expect(e.id).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(stored[0]!.id).not.toBe(stored[1]!.id);
+  });
+
+  it('stores text cut inside an emoji as well-formed text', async () => {
+    const e = pageview(gw.site.id, { k: 'ev', n: 'Clicked \ud83d', p: { label: '\ude00 end', '\ud800': 1 } });
+    expect((await gw.post('/api/e', e)).status).toBe(202);
+    expect((await events()).find((x) => x.id === e.i)).toMatchObject({
+      name: 'Clicked \ufffd',
+      props: { label: '\ufffd end', '\ufffd': 1 },
+    });
+  });
+
   it('dates a queued event by its reported age', async () => {
     const e = pageview(gw.site.id, { a: 60 * 60 * 1000 });
     const before = Date.now();
@@ -102,8 +121,14 @@ describe('POST /api/e', () => {
   });
 });
 
+type Case = [string, () => [unknown, Record<string, string>?], number, Record<string, unknown>];
+
+/** A body as raw JSON text: a valid pageview with `fields` set and `extra` (JSON text) added. */
+const raw = (fields: Record<string, unknown>, extra: string) =>
+  `${JSON.stringify(pageview('SITE', fields)).slice(0, -1)},${extra}}`;
+
 describe('POST /api/e refuses bad input with a JSON body naming what is wrong, and stores nothing', () => {
-  const cases: [string, () => [unknown, Record<string, string>?], number, Record<string, unknown>][] = [
+  const cases: Case[] = [
     ['an unknown field', () => [{ ...pageview('SITE'), zz: 1 }], 400, { code: 'invalid_body', field: 'zz' }],
     ['a wrong type', () => [{ ...pageview('SITE'), w: 'wide' }], 400, { code: 'invalid_body', field: 'w' }],
     [
@@ -155,12 +180,51 @@ describe('POST /api/e refuses bad input with a JSON body naming what is wrong, a
       403,
       { code: 'forbidden' },
     ],
+    // numbers JSON.parse reads as Infinity: the WAL could not carry them back
+    ...(['1e400', '-1e400', '9'.repeat(400)].flatMap((n) =>
+      (['pv', 'ev'] as const).map(
+        (k): Case => [
+          `a ${k} with the property value ${n.slice(0, 12)}`,
+          () => [raw({ k, n: 'Signup' }, `"p":{"num":${n}}`)],
+          400,
+          { code: 'invalid_body', field: 'p.num' },
+        ],
+      ),
+    ) satisfies Case[]),
+    ['properties sent as an empty array', () => [{ ...pageview('SITE'), p: [] }], 400, { field: 'p' }],
+    ['properties sent as an array', () => [{ ...pageview('SITE'), p: ['a', 1] }], 400, { field: 'p' }],
+    ['vitals sent as an array', () => [{ ...pageview('SITE'), k: 'vt', m: [] }], 400, { field: 'm' }],
+    ...(['__proto__', 'constructor', 'prototype'].map(
+      (key): Case => [
+        `the property key ${key}`,
+        () => [raw({}, `"p":{"${key}":"x","plan":"pro"}`)],
+        400,
+        { field: 'p', message: `p: must not use the key ${key}` },
+      ],
+    ) satisfies Case[]),
+    ...([
+      'javascript://example.com/%0aalert(1)',
+      'file://example.com/etc/passwd',
+      'ftp://example.com/',
+      'ws://example.com/',
+      'gopher://example.com/',
+    ].map(
+      (u): Case => [`the page ${u}`, () => [{ ...pageview('SITE'), u }], 400, { field: 'u' }],
+    ) satisfies Case[]),
+    ...(['.example.com', 'a..example.com', '-.example.com', '_.example.com', 'a-.example.com'].map(
+      (host): Case => [
+        `the host ${host}`,
+        () => [{ ...pageview('SITE'), u: `https://${host}/` }],
+        400,
+        { field: 'u' },
+      ],
+    ) satisfies Case[]),
   ];
   for (const [name, make, status, body] of cases) {
     it(`refuses ${name}`, async () => {
       const before = (await gw.records()).length;
-      const [raw, headers] = make();
-      const payload = typeof raw === 'string' ? raw : JSON.stringify(raw).replaceAll('SITE', gw.site.id);
+      const [sent, headers] = make();
+      const payload = (typeof sent === 'string' ? sent : JSON.stringify(sent)).replaceAll('SITE', gw.site.id);
       const res = await gw.post('/api/e', payload, headers ?? {});
       expect(res.status).toBe(status);
       const answer = (await res.json()) as Record<string, unknown>;
@@ -169,6 +233,33 @@ describe('POST /api/e refuses bad input with a JSON body naming what is wrong, a
       expect((await gw.records()).length).toBe(before);
     });
   }
+});
+
+describe('a site whose domain was stored with www.', () => {
+  it('takes events and robot hits from both www.example and example, as one site', async () => {
+    // a row as versions before 0.1.1 stored it (site creation now drops the www.)
+    gw.control.raw
+      .prepare(
+        `INSERT INTO sites (id, domain, timezone, currency, proxy_key, created_at)
+         VALUES ('legacywww1', 'www.legacy.test', 'UTC', 'USD', 'legacy-proxy-key-0123456789', 0)`,
+      )
+      .run();
+    for (const u of ['https://www.legacy.test/a', 'https://legacy.test/b', 'https://shop.legacy.test/c']) {
+      const e = pageview('legacywww1', { u });
+      expect((await gw.post('/api/e', e)).status).toBe(202);
+      expect((await events()).find((x) => x.id === e.i)).toMatchObject({
+        site: 'legacywww1',
+        host: expect.any(String),
+      });
+      const crawl = { s: 'legacywww1', u, ua: 'GPTBot/1.2' };
+      const res = await gw.post('/api/crawl', crawl, {
+        'x-footfall-proxy-key': 'legacy-proxy-key-0123456789',
+      });
+      expect(res.status).toBe(202);
+    }
+    const other = await gw.post('/api/e', pageview('legacywww1', { u: 'https://notlegacy.test/' }));
+    expect(other.status).toBe(400);
+  });
 });
 
 describe('visitors who do not want to be counted, and bots', () => {

@@ -1,8 +1,9 @@
 import { AppError, parseInput } from '@footfall/http';
 import { CrawlHitSchema, type WalCrawl } from '@footfall/schema';
+import { pageOn } from './accept-event.ts';
 import type { IngestDeps } from './deps.ts';
 import { addressKey } from './enrich/ip.ts';
-import { isSameSite, pageOf, parseUrl } from './enrich/referrer.ts';
+import { pageOf } from './enrich/referrer.ts';
 import { classifyRobot } from './enrich/robots.ts';
 import { siteDay } from './enrich/visitor-hash.ts';
 import { type IngestRequest, limit, proxyKeyStatus, siteOf, visitorAddress } from './ingest-request.ts';
@@ -19,12 +20,7 @@ export async function acceptCrawl(deps: IngestDeps, r: IngestRequest): Promise<v
   if (key === 'none') throw new AppError('unauthorized', 'X-Footfall-Proxy-Key is required');
   if (key === 'wrong') throw new AppError('forbidden', 'wrong X-Footfall-Proxy-Key for this site');
   limit(deps, 'crawl', addressKey(visitorAddress(r, deps, false)), 'address');
-  const url = parseUrl(hit.u);
-  if (url === null || (!deps.config.unsafe.anyHost && !isSameSite(pageOf(url).host, site.domain))) {
-    throw new AppError('invalid_body', `the page is not on ${site.domain} or a subdomain of it`, {
-      field: 'u',
-    });
-  }
+  const url = pageOn(site, hit.u, deps.config.unsafe.anyHost);
   const robot = classifyRobot(hit.ua);
   if (robot === null) return;
   const record: WalCrawl = {

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { AppError, parseInput } from '@footfall/http';
-import { IngestEventSchema, LIMITS, type WalBotDrop } from '@footfall/schema';
+import { type IngestEvent, IngestEventSchema, LIMITS, type WalBotDrop } from '@footfall/schema';
 import type { IngestDeps } from './deps.ts';
 import { classifyBot } from './enrich/bots.ts';
 import { addressKey } from './enrich/ip.ts';
-import { hostKey, isSameSite, parseUrl } from './enrich/referrer.ts';
+import { hostKey, isSameSite, pageUrlProblem, parseUrl } from './enrich/referrer.ts';
 import { siteDay } from './enrich/visitor-hash.ts';
 import {
   header,
@@ -14,6 +15,7 @@ import {
   visitorAddress,
 } from './ingest-request.ts';
 import { enrichEvent } from './pipeline.ts';
+import type { SiteInfo } from './sites.ts';
 
 /**
  * `POST /api/e`: one tracker or server event. Resolves once an accepted event is fsynced into the
@@ -21,7 +23,7 @@ import { enrichEvent } from './pipeline.ts';
  * way and store nothing (bots only a per-day counter). Throws an AppError for anything refused.
  */
 export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<void> {
-  const event = parseInput(IngestEventSchema, r.body);
+  const event = wellFormed(parseInput(IngestEventSchema, r.body));
   if (event.k === 'ev' && event.n === undefined) {
     throw new AppError('invalid_body', 'n is required for custom events (k = ev)', { field: 'n' });
   }
@@ -38,12 +40,7 @@ export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<v
   const address = visitorAddress(r, deps, key === 'valid');
   limit(deps, 'address', addressKey(address), 'address');
 
-  const page = parseUrl(event.u);
-  if (page === null || (!deps.config.unsafe.anyHost && !isSameSite(hostKey(page.hostname), site.domain))) {
-    throw new AppError('invalid_body', `the page is not on ${site.domain} or a subdomain of it`, {
-      field: 'u',
-    });
-  }
+  const page = pageOn(site, event.u, deps.config.unsafe.anyHost);
   const userAgent = header(r, 'user-agent') ?? '';
   const bot = classifyBot(userAgent, r.headers);
   const receivedAt = deps.now();
@@ -54,10 +51,59 @@ export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<v
     return;
   }
   const record = enrichEvent(
-    { site, event, page, address, userAgent, acceptLanguage: header(r, 'accept-language'), receivedAt },
+    {
+      site,
+      event,
+      id: event.i ?? newEventId(),
+      page,
+      address,
+      userAgent,
+      acceptLanguage: header(r, 'accept-language'),
+      receivedAt,
+    },
     deps,
   );
   limit(deps, 'visitor', `${site.id}:${record.visitor}`, 'visitor');
   await deps.eventLog.append([record]);
   deps.stats.accepted++;
+}
+
+/**
+ * The page of an event or crawl hit, parsed: an http(s) URL with a DNS host on the site's domain
+ * or a subdomain of it (any host with FOOTFALL_UNSAFE_ANY_HOST). Else a 400 naming `u`.
+ */
+export function pageOn(site: SiteInfo, u: string, anyHost: boolean): URL {
+  const page = parseUrl(u);
+  const problem = page === null ? 'must be an absolute URL' : pageUrlProblem(page);
+  if (problem !== undefined) throw new AppError('invalid_body', `u: ${problem}`, { field: 'u' });
+  if (!anyHost && !isSameSite(hostKey(page!.hostname), site.domain)) {
+    throw new AppError('invalid_body', `the page is not on ${site.domain} or a subdomain of it`, {
+      field: 'u',
+    });
+  }
+  return page!;
+}
+
+/** An id for an event sent without `i` (a server sender's): random, so its retries count again. */
+const newEventId = () => randomBytes(12).toString('base64url');
+
+/**
+ * The event with its free text made well-formed: a lone UTF-16 surrogate (an emoji cut in half by
+ * a sender's `slice`) becomes U+FFFD, as UTF-8 storage would make it anyway, so the WAL record and
+ * the stored event are the same. URLs need nothing: the URL parser percent-encodes them.
+ */
+function wellFormed(event: IngestEvent): IngestEvent {
+  if (event.n !== undefined && !event.n.isWellFormed()) event.n = event.n.toWellFormed();
+  if (event.p !== undefined) {
+    for (const key in event.p) {
+      const value = event.p[key];
+      if (typeof value === 'string' && !value.isWellFormed()) event.p[key] = value.toWellFormed();
+      if (!key.isWellFormed()) {
+        const fixed = key.toWellFormed();
+        if (!Object.hasOwn(event.p, fixed)) event.p[fixed] = event.p[key]!;
+        delete event.p[key];
+      }
+    }
+  }
+  return event;
 }

@@ -14,7 +14,7 @@ import type { GeoLocator } from './pipeline.ts';
 import { handleIngestPost, POST_ROUTES } from './post-handler.ts';
 import { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
 import { SqliteSaltStore } from './salts.ts';
-import { CachedSites } from './sites.ts';
+import { CachedSites, siteInfo } from './sites.ts';
 import { IngestStats } from './stats.ts';
 import { serveStatus } from './status.ts';
 
@@ -59,7 +59,7 @@ export async function startIngestGateway(
     instance,
     logger,
     now: Date.now,
-    sites: new CachedSites((id) => getSite(control, id)),
+    sites: new CachedSites((id) => siteInfo(getSite(control, id))),
     eventLog,
     stats: new IngestStats(),
     geo: geo.lookup,

@@ -1,11 +1,21 @@
+import { bareHost } from '@footfall/config';
+
 /** What the gateway needs to know about a site. */
 export interface SiteInfo {
   id: string;
+  /** the domain as page hosts are compared with it (`bareHost`: lower case, no `www.`) */
   domain: string;
   timezone: string;
   cookieless: boolean;
   proxyKey: string;
   cityRecording: boolean;
+}
+
+/** The gateway's view of a stored site; a domain stored before `www.` was dropped compares all the same. */
+export function siteInfo<T extends SiteInfo>(site: T | undefined): SiteInfo | undefined {
+  if (site === undefined) return undefined;
+  const { id, domain, timezone, cookieless, proxyKey, cityRecording } = site;
+  return { id, domain: bareHost(domain), timezone, cookieless, proxyKey, cityRecording };
 }
 
 /** Finds a site by id, fast: the gateway asks on every event. */

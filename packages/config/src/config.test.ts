@@ -98,7 +98,7 @@ describe('loadConfig', () => {
     expect(c.engineMemory).toBe('1GB');
     expect(c.drainSeconds).toBe(5);
     expect(c.logLevel).toBe('debug');
-    expect(c.sites).toEqual(['www.example.com', 'blog.example.org', 'example.com']);
+    expect(c.sites).toEqual(['example.com', 'blog.example.org']);
     expect(c.apiToken).toBe('a'.repeat(24));
     expect(c.metricsToken).toBe('m'.repeat(24));
     expect(c.unsafe.noRateLimit).toBe(true);

@@ -12,6 +12,7 @@ export {
 export { describeConfig } from './describe.ts';
 export { ConfigError } from './errors.ts';
 export {
+  bareHost,
   formatAddr,
   type ListenAddress,
   parseDomain,

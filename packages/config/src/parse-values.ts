@@ -143,18 +143,37 @@ export function parseS3Url(text: string): Parsed<S3Target> {
   });
 }
 
-/** A bare domain: a pasted URL (`https://www.Example.com/path`) is reduced to `www.example.com`. */
+/**
+ * A host name as a site's domain is compared: lower case, without a trailing dot, and without a
+ * leading `www.` while a domain remains after it, so `www.example.com` and `example.com` are one
+ * site whichever form was registered and whichever one a page is on.
+ *
+ * @example
+ * bareHost('WWW.Example.com.'); // 'example.com'
+ * bareHost('www.com'); // 'www.com'
+ */
+export function bareHost(hostname: string): string {
+  let host = hostname.toLowerCase();
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return host.startsWith('www.') && host.indexOf('.', 4) > 0 ? host.slice(4) : host;
+}
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const DOMAIN = new RegExp(`^(?:${LABEL}\\.)+${LABEL}$`);
+
+/**
+ * A site's domain from what was typed or pasted: a URL or a bare host, reduced to its host as
+ * `bareHost` keys it (`https://www.Bücher.example/x` -> `xn--bcher-kva.example`).
+ */
 export function parseDomain(text: string): Parsed<string> {
-  let t = text.trim().toLowerCase();
-  if (t.includes('://')) {
-    try {
-      t = new URL(t).hostname;
-    } catch {
-      return bad('is not a domain');
-    }
+  const t = text.trim();
+  let host: string;
+  try {
+    host = new URL(t.includes('://') ? t : `http://${t}`).hostname;
+  } catch {
+    return bad('is not a domain');
   }
-  t = t.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
-  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-  if (t === 'localhost' || new RegExp(`^(?:${label}\\.)+${label}$`).test(t)) return ok(t);
+  host = bareHost(host);
+  if (host === 'localhost' || DOMAIN.test(host)) return ok(host);
   return bad('is not a domain');
 }

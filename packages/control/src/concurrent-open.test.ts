@@ -42,7 +42,7 @@ describe('opening from several processes at once', () => {
       script,
       `import { openControlDb } from ${JSON.stringify(OPEN)};
 import { CONTROL_MIGRATIONS } from ${JSON.stringify(MIGRATIONS)};
-const v2 = { version: 2, name: 'counter', sql: "CREATE TABLE upgraded (n INTEGER); INSERT INTO upgraded VALUES (1);" };
+const v2 = { version: CONTROL_MIGRATIONS.length + 1, name: 'counter', sql: "CREATE TABLE upgraded (n INTEGER); INSERT INTO upgraded VALUES (1);" };
 const ctl = openControlDb({ path: ${JSON.stringify(path)}, secret: ${JSON.stringify(TEST_SECRET)}, version: '0.2.0', migrations: [...CONTROL_MIGRATIONS, v2] });
 await ctl.close();
 `,

@@ -64,6 +64,7 @@ export {
 } from './site-access.ts';
 export { EMPTY_LAYOUT, getSiteLayout, type SiteLayout, saveSiteLayout } from './site-layout.ts';
 export {
+  canonicalTimeZone,
   createSite,
   deleteSite,
   ensureSites,

@@ -99,5 +99,17 @@ const V1: ControlMigration = {
   `,
 };
 
+const V2: ControlMigration = {
+  version: 2,
+  name: 'site domains without a leading www.',
+  // `www.example.com` and `example.com` are one site: stored domains lose their `www.` unless the
+  // bare one has a site of its own (both then keep working: the gateway compares without `www.`)
+  sql: `
+    UPDATE sites SET domain = substr(domain, 5)
+    WHERE domain LIKE 'www.%' AND instr(substr(domain, 5), '.') > 0
+      AND substr(domain, 5) NOT IN (SELECT domain FROM sites);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2];

@@ -18,8 +18,9 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const V2: ControlMigration = {
-  version: 2,
+/** A next migration, as a later release would bring. */
+const NEXT: ControlMigration = {
+  version: CONTROL_MIGRATIONS.length + 1,
   name: 'test column',
   sql: 'ALTER TABLE sites ADD COLUMN note TEXT;',
 };
@@ -69,7 +70,7 @@ describe('opening the control database', () => {
 
   it('refuses a database written by a newer schema and says which version to run', async () => {
     const dir = tempDir();
-    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]).close();
+    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, NEXT]).close();
     expect(() => open(dir, '0.1.0')).toThrow(NewerDatabaseError);
     expect(() => open(dir, '0.1.0')).toThrow(/written by Footfall 0\.2\.0.*only run forwards/);
   });
@@ -86,8 +87,8 @@ describe('opening the control database', () => {
     old.raw.prepare(`INSERT INTO meta (key, value) VALUES ('marker', 'before')`).run();
     await old.close();
 
-    const upgraded = open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]);
-    expect(upgraded.raw.pragma('user_version', { simple: true })).toBe(2);
+    const upgraded = open(dir, '0.2.0', [...CONTROL_MIGRATIONS, NEXT]);
+    expect(upgraded.raw.pragma('user_version', { simple: true })).toBe(NEXT.version);
     await upgraded.close();
 
     const copies = readdirSync(join(dir, 'backups', 'before-upgrade'));
@@ -97,7 +98,7 @@ describe('opening the control database', () => {
     const image = readBeforeUpgrade(file, TEST_SECRET);
     const copy = new Database(image);
     expect(copy.prepare(`SELECT value FROM meta WHERE key = 'marker'`).get()).toEqual({ value: 'before' });
-    expect(copy.pragma('user_version', { simple: true })).toBe(1);
+    expect(copy.pragma('user_version', { simple: true })).toBe(CONTROL_MIGRATIONS.length);
     copy.close();
     expect(() => readBeforeUpgrade(file, 'another-instance-secret-xyz')).toThrow(/another instance key/);
   });
@@ -106,7 +107,7 @@ describe('opening the control database', () => {
     const dir = tempDir();
     await open(dir, '0.1.0').close();
     await open(dir, '0.1.1').close();
-    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2]).close();
+    await open(dir, '0.2.0', [...CONTROL_MIGRATIONS, NEXT]).close();
     expect(readdirSync(join(dir, 'backups', 'before-upgrade'))).toEqual(['app-0.1.1.db.sealed']);
   });
 
@@ -116,7 +117,7 @@ describe('opening the control database', () => {
     const before = dump(join(dir, 'app.db'));
     mkdirSync(join(dir, 'backups'));
     writeFileSync(join(dir, 'backups', 'before-upgrade'), 'a file where the directory should be');
-    expect(() => open(dir, '0.2.0', [...CONTROL_MIGRATIONS, V2])).toThrow(BeforeUpgradeError);
+    expect(() => open(dir, '0.2.0', [...CONTROL_MIGRATIONS, NEXT])).toThrow(BeforeUpgradeError);
     expect(dump(join(dir, 'app.db'))).toBe(before);
   });
 
@@ -130,8 +131,37 @@ describe('opening the control database', () => {
   it('opens one fresh database from several connections and migrates it once', async () => {
     const dir = tempDir();
     const all = Array.from({ length: 4 }, () => open(dir, '0.1.0'));
-    for (const c of all) expect(c.raw.pragma('user_version', { simple: true })).toBe(1);
+    for (const c of all)
+      expect(c.raw.pragma('user_version', { simple: true })).toBe(CONTROL_MIGRATIONS.length);
     await Promise.all(all.map((c) => c.close()));
+  });
+});
+
+describe('migration 2', () => {
+  it('drops the leading www. of stored domains, unless the bare domain has a site of its own', async () => {
+    const dir = tempDir();
+    const old = open(dir, '0.1.0', CONTROL_MIGRATIONS.slice(0, 1));
+    const insert = old.raw.prepare(
+      `INSERT INTO sites (id, domain, timezone, currency, proxy_key, created_at) VALUES (?, ?, 'UTC', 'USD', 'k', 0)`,
+    );
+    for (const [id, domain] of [
+      ['s1', 'www.a.com'],
+      ['s2', 'www.b.com'],
+      ['s3', 'b.com'],
+      ['s4', 'www.com'],
+    ]) {
+      insert.run(id, domain);
+    }
+    await old.close();
+    const upgraded = open(dir, '0.2.0');
+    const domains = upgraded.raw.prepare('SELECT id, domain FROM sites ORDER BY id').all();
+    expect(domains).toEqual([
+      { id: 's1', domain: 'a.com' },
+      { id: 's2', domain: 'www.b.com' },
+      { id: 's3', domain: 'b.com' },
+      { id: 's4', domain: 'www.com' },
+    ]);
+    await upgraded.close();
   });
 });
 

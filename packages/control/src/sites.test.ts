@@ -23,7 +23,7 @@ describe('sites', () => {
   it('reduces a pasted URL to a bare domain and fills defaults', async () => {
     const site = await createSite(env.ctl, { domain: 'https://www.Example.com/pricing?x=1' });
     expect(site).toMatchObject({
-      domain: 'www.example.com',
+      domain: 'example.com',
       timezone: 'UTC',
       currency: 'USD',
       cookieless: false,
@@ -42,6 +42,40 @@ describe('sites', () => {
     await createSite(env.ctl, { domain: 'a.com', timezone: 'europe/berlin', currency: 'eur' });
     expect(listSites(env.ctl)[0]).toMatchObject({ timezone: 'Europe/Berlin', currency: 'EUR' });
     await expect(createSite(env.ctl, { domain: 'A.com' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('makes www.example.com and example.com one site, whichever form is given', async () => {
+    const site = await createSite(env.ctl, { domain: 'www.example.com' });
+    expect(site.domain).toBe('example.com');
+    await expect(createSite(env.ctl, { domain: 'example.com' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(createSite(env.ctl, { domain: 'https://WWW.example.com./' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    // only the leading www. of a longer name goes: www.com is a domain of its own
+    expect((await createSite(env.ctl, { domain: 'www.com' })).domain).toBe('www.com');
+    expect((await createSite(env.ctl, { domain: 'shop.www.example.net' })).domain).toBe(
+      'shop.www.example.net',
+    );
+    expect(await ensureSites(env.ctl, ['example.com', 'www.example.com'])).toEqual([]);
+  });
+
+  it('keeps the time zone name the owner chose, checked as an IANA zone', async () => {
+    for (const zone of ['Europe/Kyiv', 'Asia/Kolkata', 'Asia/Ho_Chi_Minh', 'Europe/Kiev', 'Etc/GMT+5']) {
+      const site = await createSite(env.ctl, {
+        domain: `${zone.replace(/[^a-z0-9]/gi, '').toLowerCase()}.com`,
+        timezone: zone,
+      });
+      expect(site.timezone).toBe(zone);
+      expect(getSite(env.ctl, site.id)?.timezone).toBe(zone);
+    }
+    expect((await createSite(env.ctl, { domain: 'case.com', timezone: ' america/new_york ' })).timezone).toBe(
+      'America/New_York',
+    );
+    for (const zone of ['+02:00', 'Mars/Base', 'Europe/', '../etc/passwd', '']) {
+      await expect(createSite(env.ctl, { domain: 'bad.com', timezone: zone })).rejects.toMatchObject({
+        field: 'timezone',
+      });
+    }
   });
 
   it('rotates the proxy key and updates fields', async () => {

@@ -1,4 +1,4 @@
-import { parseDomain } from '@footfall/config';
+import { bareHost, parseDomain } from '@footfall/config';
 import { AppError } from '@footfall/http';
 import type Database from 'better-sqlite3';
 import type { ControlDb } from './open.ts';
@@ -54,20 +54,52 @@ const toSite = (r: SitesTable): Site => ({
 const bad = (field: string, problem: string) =>
   new AppError('invalid_body', `${field}: ${problem}`, { field });
 
-/** A bare domain from what was typed or pasted (`https://www.Example.com/x` -> `www.example.com`). */
+/**
+ * A bare domain from what was typed or pasted (`https://www.Example.com/x` -> `example.com`): a
+ * leading `www.` is dropped, so `www.example.com` and `example.com` are one site.
+ */
 export function normalizeDomain(input: string): string {
   const d = parseDomain(input);
   if (!d.ok) throw bad('domain', d.problem);
   return d.value;
 }
 
-/** The canonical IANA name of a time zone Intl knows, or a 400. */
+/** An IANA zone name's shape: `UTC`, `Europe/Berlin`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * The time zone as the owner named it, once Intl has accepted it as an IANA zone name (offsets such
+ * as `+02:00` are not names), or a 400. Intl would answer with its own canonical name, which for
+ * some zones is the older one (`Europe/Kyiv` -> `Europe/Kiev`, `Asia/Kolkata` -> `Asia/Calcutta`):
+ * the owner's choice is kept, only spelt in Intl's case when it is the same name (`europe/berlin`).
+ */
 export function normalizeTimezone(input: string): string {
+  const name = input.trim();
+  let canonical: string;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: input.trim() }).resolvedOptions().timeZone;
+    if (!ZONE_NAME.test(name)) throw new RangeError(name);
+    canonical = canonicalTimeZone(name);
   } catch {
     throw bad('timezone', 'not a time zone (use an IANA name such as Europe/Berlin)');
   }
+  return canonical.toLowerCase() === name.toLowerCase() ? canonical : name;
+}
+
+const canonicalZones = new Map<string, string>();
+
+/**
+ * The name Intl gives a zone (`Europe/Kyiv` -> `Europe/Kiev` on Node 20): what the analytics engine
+ * is handed, since an older name is known to every ICU that knows the newer one. Throws RangeError
+ * for a zone Intl does not know.
+ */
+export function canonicalTimeZone(name: string): string {
+  let canonical = canonicalZones.get(name);
+  if (canonical === undefined) {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+    if (canonicalZones.size > 1000) canonicalZones.clear();
+    canonicalZones.set(name, canonical);
+  }
+  return canonical;
 }
 
 let currencies: Set<string> | undefined;
@@ -202,10 +234,11 @@ export async function finishSiteDeletions(ctl: ControlDb, onSiteDeleted: OnSiteD
 
 /** FOOTFALL_SITES: creates a site for each domain that has none; returns the ones created. */
 export async function ensureSites(ctl: ControlDb, domains: readonly string[]): Promise<Site[]> {
-  const have = new Set(listSites(ctl).map((s) => s.domain));
+  // a domain stored with `www.` before it was dropped is the same site
+  const have = new Set(listSites(ctl).map((s) => bareHost(s.domain)));
   const created: Site[] = [];
   for (const domain of domains) {
-    if (have.has(domain)) continue;
+    if (have.has(bareHost(domain))) continue;
     try {
       created.push(await createSite(ctl, { domain }));
     } catch (e) {

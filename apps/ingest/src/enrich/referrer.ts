@@ -1,3 +1,5 @@
+import { bareHost } from '@footfall/config';
+
 /** Longest page or referrer path kept (the WAL record's bound). */
 const MAX_PATH = 2048;
 const MAX_HOST = 255;
@@ -32,17 +34,45 @@ export function parseUrl(raw: string | undefined | null): URL | null {
 }
 
 /**
- * A hostname as reports key it: lowercase, no trailing dot, no leading `www.`, so
- * `www.example.com` and `example.com` are one site and one referrer.
+ * A hostname as reports key it: lowercase, no trailing dot, no leading `www.` (config's
+ * `bareHost`, the rule a site's domain is stored by), so `www.example.com` and `example.com` are
+ * one site and one referrer.
  *
  * @example
  * hostKey('WWW.Example.com.'); // 'example.com'
  */
 export function hostKey(hostname: string): string {
-  let host = hostname.toLowerCase();
-  if (host.endsWith('.')) host = host.slice(0, -1);
-  if (host.startsWith('www.')) host = host.slice(4);
+  const host = bareHost(hostname);
   return host.length > MAX_HOST ? host.slice(0, MAX_HOST) : host;
+}
+
+/**
+ * What is wrong with a page URL sent to the gateway, or undefined when it is a web page: the scheme
+ * must be http or https and the host a DNS name (labels of letters, digits and inner hyphens; the
+ * URL parser has already lowered and punycoded it). `javascript:`, `file:`, `ws:` pages and hosts
+ * such as `.example.com`, `a..example.com`, `-.example.com` or `_.example.com` are refused.
+ */
+export function pageUrlProblem(url: URL): string | undefined {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http:// or https:// URL';
+  const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  return host.length <= 253 && isDnsName(host) ? undefined : 'must have a valid host name';
+}
+
+/** Labels of 1 to 63 lower-case letters, digits and hyphens, not starting or ending with one. */
+function isDnsName(host: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= host.length; i++) {
+    const c = i < host.length ? host.charCodeAt(i) : 0x2e; // the end closes the last label
+    if (c === 0x2e) {
+      const length = i - start;
+      if (length === 0 || length > 63) return false;
+      if (host.charCodeAt(start) === 0x2d || host.charCodeAt(i - 1) === 0x2d) return false;
+      start = i + 1;
+    } else if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
