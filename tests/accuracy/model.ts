@@ -1,13 +1,13 @@
 import { addDays, hourSlots, localDate, startOfDay } from '../support/zones.ts';
 import type { PlannedEvent } from './script.ts';
-import { identityOf } from './script.ts';
+import { identityOf, personOf } from './script.ts';
 
 /**
  * The true numbers of the scripted visitors, from the script alone: a tiny model of the visit
  * rules in apps/query/src/engine/README.md. Pageviews and custom events are activity; more than
  * 30 minutes between one person's activities starts a new visit; the first pageview decides
  * channel, referrer, campaign, entry page, device, browser, OS and language; the last pageview is
- * the exit; one pageview exactly is a bounce; engagement events join the visit in progress (up to
+ * the exit; one pageview and no custom event is a bounce; engagement events join the visit in progress (up to
  * 30 minutes after its last activity) and only lengthen it. A visit counts on the day and in the
  * hour it starts.
  *
@@ -58,16 +58,21 @@ export interface Visit {
 
 const GAP = 30 * 60_000;
 
-/** The visits of one site's counted events. */
+/**
+ * The visits of one site's counted events. A person is their cookie, or for a cookieless site
+ * their address and browser; their activity splits into visits at gaps of more than 30 minutes,
+ * and each visit is the visitor of its first event: a cookieless visit in progress at midnight
+ * stays one visit of the day it began, and the person is a new visitor at their next visit.
+ */
 export function visitsOf(events: readonly SentEvent[]): Visit[] {
-  const byIdentity = new Map<string, SentEvent[]>();
+  const byPerson = new Map<string, SentEvent[]>();
   for (const e of events) {
     if (!e.counted) continue;
-    const key = identityOf({ ...e, at: e.lo });
-    byIdentity.set(key, [...(byIdentity.get(key) ?? []), e]);
+    const key = personOf(e);
+    byPerson.set(key, [...(byPerson.get(key) ?? []), e]);
   }
   const visits: Visit[] = [];
-  for (const [identity, list] of byIdentity) {
+  for (const list of byPerson.values()) {
     list.sort((a, b) => a.lo - b.lo);
     const groups: SentEvent[][] = [];
     let lastActivity = Number.NEGATIVE_INFINITY;
@@ -81,7 +86,10 @@ export function visitsOf(events: readonly SentEvent[]): Visit[] {
       groups.at(-1)?.push(e);
       lastActivity = e.lo;
     }
-    for (const group of groups) visits.push(visitOf(identity, group));
+    for (const group of groups) {
+      const first = group[0] as SentEvent;
+      visits.push(visitOf(identityOf({ ...first, at: first.lo }), group));
+    }
   }
   return visits;
 }
@@ -151,7 +159,7 @@ export function group(value: string | null, visits: readonly Visit[], hits?: num
     visitors: new Set(visits.map((v) => v.identity)).size,
     visits: visits.length,
     pageviews: hits ?? visits.reduce((n, v) => n + v.pageviews.length, 0),
-    bounces: visits.filter((v) => v.pageviews.length === 1).length,
+    bounces: visits.filter((v) => v.pageviews.length === 1 && v.customEvents.length === 0).length,
     events: hits ?? visits.reduce((n, v) => n + v.customEvents.length, 0),
     durLo: visits.reduce((n, v) => n + v.durLo, 0),
     durHi: visits.reduce((n, v) => n + v.durHi, 0),

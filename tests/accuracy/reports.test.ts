@@ -122,7 +122,7 @@ describe('the same instants in three time zones', () => {
     expect(labels.size).toBe(3);
   });
 
-  it('counts a visitor across midnight once with a cookie and twice without (the daily hash changes)', async () => {
+  it('keeps a visit across midnight one visit, with a cookie and without (the cookieless one keeps its first day)', async () => {
     // 'night' is the only macOS visitor speaking en-GB: /blog 6 minutes before midnight, /pricing 5 after
     for (const name of SCRIPTED) {
       // (late on a 25-hour day the whole 25-hour window is one local day: nothing crosses midnight)
@@ -132,20 +132,28 @@ describe('the same instants in three time zones', () => {
       const r = await run.stack.json<{
         kpis: { visitors: number; visits: number; pageviews: number };
         chart: { bucket: string; visits: number }[];
+        breakdowns: { entry_page: { value: string }[]; channel: { value: string }[] };
       }>(`/sites/${site.id}/report?from=${addDays(d, -1)}&to=${d}&bucket=day&f=os:macOS&f=language:en-GB`);
-      if (site.cookieless) {
-        expect(r.kpis).toMatchObject({ visitors: 2, visits: 2, pageviews: 4 });
-        expect(r.chart.map((p) => [p.bucket, p.visits])).toEqual([
-          [addDays(d, -1), 1],
-          [d, 1],
-        ]);
-      } else {
-        expect(r.kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 4 });
-        expect(r.chart.map((p) => [p.bucket, p.visits])).toEqual([
-          [addDays(d, -1), 1],
-          [d, 0],
-        ]);
-      }
+      expect(r.kpis, name).toMatchObject({ visitors: 1, visits: 1, pageviews: 4 });
+      expect(r.chart.map((p) => [p.bucket, p.visits])).toEqual([
+        [addDays(d, -1), 1],
+        [d, 0],
+      ]);
+      // no second, "Direct" visit entering on a middle page
+      expect(r.breakdowns.entry_page.map((row) => row.value)).toEqual(['/blog']);
+      expect(r.breakdowns.channel.map((row) => row.value)).toEqual(['Referral']);
+    }
+  });
+
+  it('does not count a visit of one pageview and a custom event as a bounce', async () => {
+    // 'rosa' is the only visitor speaking fr-FR: /signup, then a Signup event
+    for (const name of SCRIPTED) {
+      const site = run.stack.sites[name];
+      const d = run.day[name];
+      const r = await run.stack.json<{ kpis: { visits: number; pageviews: number; bounce_rate: number } }>(
+        `/sites/${site.id}/report?from=${addDays(d, -2)}&to=${d}&f=language:fr-FR`,
+      );
+      expect(r.kpis, name).toEqual(expect.objectContaining({ visits: 1, pageviews: 1, bounce_rate: 0 }));
     }
   });
 

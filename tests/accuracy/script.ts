@@ -64,11 +64,18 @@ let idCounter = 0;
 const cookieIdOf = (persona: Persona) =>
   persona.freshIdEachEvent ? `fresh-${persona.name}-${++idCounter}` : `vid-${persona.name}-2026`;
 
-/** No two events of one person within 5 s of each other or within a minute of the 30-minute visit gap. */
+/** Who sent an event, whatever the day: the cookie, or address and browser on a cookieless site. */
+export const personOf = (e: Pick<PlannedEvent, 'site' | 'persona' | 'cookieId'>): string =>
+  e.site.cookieless ? `hash:${e.persona.ip}|${e.persona.browser.ua}` : `cookie:${e.cookieId}`;
+
+/**
+ * No two events of one person within 5 s of each other or within a minute of the 30-minute visit
+ * gap (across midnight too: a cookieless visit in progress at midnight goes on).
+ */
 function gapsClear(events: PlannedEvent[]): boolean {
   const byIdentity = new Map<string, number[]>();
   for (const e of events) {
-    const key = identityOf(e);
+    const key = personOf(e);
     byIdentity.set(key, [...(byIdentity.get(key) ?? []), e.at]);
   }
   for (const times of byIdentity.values()) {

@@ -76,7 +76,8 @@ export const SESSIONS: Session[] = [
     place: { midnight: -10 },
     steps: [{ min: 0, kind: 'pv', path: '/' }],
   },
-  // across midnight: one visit with a cookie; two visitors when cookieless (the daily hash changes)
+  // across midnight: one visit, with a cookie or without (the cookieless visit keeps the day
+  // before's hash while it goes on; the person is a new visitor at their next visit)
   {
     persona: p('night', 'firefoxMac', '198.51.100.150', 'en-GB,en;q=0.7', 'en-GB'),
     landing: LANDINGS.blog,
@@ -229,6 +230,16 @@ export const SESSIONS: Session[] = [
       { min: 0, kind: 'pv', path: '/' },
       { min: 1, kind: 'pv', path: '/pricing' },
       { min: 2, kind: 'pv', path: '/checkout' },
+    ],
+  },
+  {
+    persona: p('rosa', 'safariIpad', '198.51.100.210', 'fr-FR,fr;q=0.9', 'fr-FR'),
+    landing: LANDINGS.google,
+    place: { spread: 0.72 },
+    steps: [
+      // one pageview and a signup: the visit interacted, so it is not a bounce
+      { min: 0, kind: 'pv', path: '/signup' },
+      { min: 2, kind: 'ev', path: '/signup', name: 'Signup' },
     ],
   },
   {

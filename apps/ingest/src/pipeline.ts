@@ -1,4 +1,4 @@
-import type { IngestEvent, WalEvent } from '@footfall/schema';
+import { type IngestEvent, LIMITS, type WalEvent } from '@footfall/schema';
 import { classifyChannel } from './enrich/channels.ts';
 import type { GeoLookup, GeoResult } from './enrich/geo.ts';
 import { primaryLanguage } from './enrich/language.ts';
@@ -53,14 +53,18 @@ export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
   const ua = parseUserAgent(input.userAgent);
   const place = deps.geo.lookup(input.address, { recordCity: site.cityRecording });
   const cookieId = !site.cookieless && event.v !== undefined ? event.v : undefined;
-  const visitor =
-    cookieId ??
-    visitorHash({
-      salt: deps.salts.saltFor(siteDay(at, site.timezone)),
-      site: site.id,
-      address: input.address,
-      userAgent: input.userAgent,
-    });
+  let visitor = cookieId;
+  let carry: string | undefined;
+  if (visitor === undefined) {
+    const who = { site: site.id, address: input.address, userAgent: input.userAgent };
+    const day = siteDay(at, site.timezone);
+    visitor = visitorHash({ salt: deps.salts.saltFor(day), ...who });
+    // In the first 30 minutes of a day, a visit of the day before may still be in progress: the
+    // event also carries that day's hash (its salt is kept 25 hours after the day anyway), and
+    // the tailer joins the two only if that visit had activity in the 30 minutes before.
+    const before = siteDay(at - LIMITS.visitGapMs, site.timezone);
+    if (before !== day) carry = visitorHash({ salt: deps.salts.saltFor(before), ...who });
+  }
   // Absent values are undefined rather than null: the WAL encoder's one JSON.stringify leaves
   // them out by itself (walRecordJson), and this runs for every accepted event.
   return {
@@ -75,6 +79,7 @@ export function enrichEvent(input: EnrichInput, deps: EnrichDeps): WalEvent {
     path: page.path,
     visitor,
     idMode: cookieId === undefined ? 'hash' : 'cookie',
+    carry,
     referrerHost: ref.referrerHost ?? undefined,
     referrerPath: ref.referrerPath ?? undefined,
     channel,

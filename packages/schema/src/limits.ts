@@ -13,6 +13,11 @@ export const LIMITS = {
   /** Length of a property key / a string property value. */
   propKeyChars: 64,
   propValueChars: 512,
+  /**
+   * More than this between one visitor's pageviews or custom events starts a new visit. The
+   * gateway also uses it to mark events that may continue a cookieless visit across midnight.
+   */
+  visitGapMs: 30 * 60 * 1000,
   /** Event ids are random, url-safe, 8 to 64 characters. */
   eventIdMinChars: 8,
   eventIdMaxChars: 64,

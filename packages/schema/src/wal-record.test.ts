@@ -30,6 +30,7 @@ describe('WAL record encoding', () => {
       path: '/ünïcode/😀?',
       visitor: 'v1',
       idMode: 'cookie',
+      carry: null,
       referrerHost: null,
       referrerPath: null,
       channel: 'Direct',

@@ -48,6 +48,11 @@ export const WalEventSchema = v.strictObject({
   visitor: str(64),
   /** 'cookie' when the id came from footfall_vid, 'hash' for the daily hash */
   idMode: v.picklist(['cookie', 'hash']),
+  /**
+   * For a daily hash in the first 30 minutes of the site's day: the same person's hash of the day
+   * before, so a visit in progress at midnight stays one visit (the tailer decides whether it was).
+   */
+  carry: opt(str(64)),
   referrerHost: opt(str(255)),
   referrerPath: opt(str(2048)),
   channel: v.picklist(CHANNELS),

@@ -78,14 +78,15 @@ export function visitorHash(input: VisitorHashInput, chars = VISITOR_HASH_CHARS)
 
 interface ZoneDay {
   formatter: Intl.DateTimeFormat;
-  bucket: number;
-  day: string;
+  /** the last two answers: a cookieless event asks for its own moment and 30 minutes before it */
+  buckets: [number, number];
+  days: [string, string];
 }
 
 /**
  * Every zone's offset is a multiple of 15 minutes and changes on whole minutes, so local
  * midnight always falls on a 15-minute boundary of UTC: within one such bucket the date
- * cannot change, and the last answer per zone can be reused.
+ * cannot change, and the last answers per zone can be reused.
  */
 const BUCKET_MS = 15 * 60 * 1000;
 const zones = new Map<string, ZoneDay>();
@@ -102,7 +103,7 @@ function formatterFor(timeZone: string): ZoneDay {
       calendar: 'gregory',
       numberingSystem: 'latn',
     });
-    zone = { formatter, bucket: Number.NaN, day: '' };
+    zone = { formatter, buckets: [Number.NaN, Number.NaN], days: ['', ''] };
     zones.set(timeZone, zone);
   }
   return zone;
@@ -110,7 +111,7 @@ function formatterFor(timeZone: string): ZoneDay {
 
 /**
  * The date (`YYYY-MM-DD`) of a moment in a site's time zone. Formatters are cached per zone
- * and the answer per zone and quarter hour. Throws RangeError for an unknown time zone.
+ * and the last two answers per zone and quarter hour. Throws RangeError for an unknown time zone.
  *
  * @example
  * siteDay(Date.UTC(2025, 0, 1, 3), 'America/New_York'); // '2024-12-31'
@@ -118,7 +119,8 @@ function formatterFor(timeZone: string): ZoneDay {
 export function siteDay(at: number, timeZone: string): string {
   const zone = formatterFor(timeZone);
   const bucket = Math.floor(at / BUCKET_MS);
-  if (bucket === zone.bucket) return zone.day;
+  if (bucket === zone.buckets[0]) return zone.days[0];
+  if (bucket === zone.buckets[1]) return zone.days[1];
   let year = '';
   let month = '';
   let day = '';
@@ -127,7 +129,8 @@ export function siteDay(at: number, timeZone: string): string {
     else if (part.type === 'month') month = part.value;
     else if (part.type === 'day') day = part.value;
   }
-  zone.bucket = bucket;
-  zone.day = `${year.padStart(4, '0')}-${month}-${day}`;
-  return zone.day;
+  const answer = `${year.padStart(4, '0')}-${month}-${day}`;
+  zone.buckets = [bucket, zone.buckets[0]];
+  zone.days = [answer, zone.days[0]];
+  return answer;
 }

@@ -1,13 +1,22 @@
 import { type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
 import type { WalRecord } from '@footfall/schema';
+import { LIMITS } from '@footfall/schema';
+import {
+  CARRY_APPLY_SQL,
+  CARRY_LINKS_SQL,
+  CARRY_PAIRS_SQL,
+  CARRY_RELABEL_SQL,
+  CARRY_TOUCHED_SQL,
+} from './carry-sql.ts';
 import { appendBotDrop, appendCrawl, appendEvent, CLEAR_STAGE_SQL, STAGE_TABLES_SQL } from './stage.ts';
 import {
-  AFFECTED_SQL,
   ASSIGN_SQL,
+  affectedSql,
   DELETE_VISITS_SQL,
   INSERT_VISITS_SQL,
   PREV_SQL,
   PREV_VIEWS_SQL,
+  TOUCHED_BY_BATCH_SQL,
   UPDATE_EVENTS_SQL,
   VISITS_SQL,
   WINDOW_SQL,
@@ -45,7 +54,7 @@ export interface BatchResult {
  */
 export const DEDUPE_WINDOW_MS = 48 * 60 * 60 * 1000;
 
-const VISIT_GAP_MS = 30 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Test seam: called inside the transaction right before COMMIT. */
 export type BeforeCommit = () => Promise<void> | void;
@@ -180,7 +189,11 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   );
   const fresh = await count(connection, 'SELECT count(*) FROM new_ev');
   if (fresh === 0) return 0;
-  await connection.run(AFFECTED_SQL, [instant(minAt - VISIT_GAP_MS)]);
+  const moved = await carryOverMidnight(connection, minAt);
+  await connection.run(
+    affectedSql(moved ? `${TOUCHED_BY_BATCH_SQL} UNION ALL ${CARRY_TOUCHED_SQL}` : TOUCHED_BY_BATCH_SQL),
+    [instant(minAt - LIMITS.visitGapMs)],
+  );
   const lo = await connection.runAndReadAll('SELECT min(lo) FROM affected');
   const minLo = lo.getRows()[0]?.[0];
   if (minLo === null || minLo === undefined) throw new Error('no visitors affected by a non-empty batch');
@@ -204,4 +217,19 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   await connection.run(DELETE_VISITS_SQL, params);
   await connection.run(INSERT_VISITS_SQL);
   return fresh;
+}
+
+/**
+ * Keeps cookieless visits that run over midnight whole (carry-sql.ts): records the batch's links
+ * between a visitor's hash and the next day's, and moves the next day's events that continue the
+ * earlier visit to its id. Returns whether stored events moved (their visitors are then rebuilt).
+ */
+async function carryOverMidnight(connection: DuckDBConnection, minAt: number): Promise<boolean> {
+  await connection.run(CARRY_LINKS_SQL[0]!, [instant(minAt - 3 * DAY_MS)]);
+  await connection.run(CARRY_LINKS_SQL[1]!);
+  await connection.run(CARRY_PAIRS_SQL);
+  if ((await count(connection, 'SELECT count(*) FROM carry_pairs')) === 0) return false;
+  await connection.run(CARRY_RELABEL_SQL, [instant(minAt - 2 * DAY_MS)]);
+  for (const sql of CARRY_APPLY_SQL) await connection.run(sql);
+  return (await count(connection, 'SELECT count(*) FROM carry_relabel WHERE NOT is_new')) > 0;
 }

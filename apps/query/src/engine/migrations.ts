@@ -172,8 +172,26 @@ const V2: Migration = {
   ],
 };
 
+const V3: Migration = {
+  version: 3,
+  name: 'cookieless visits that run over midnight: the links between a visitor hash and the next day one',
+  statements: [
+    // One row per (yesterday's hash p, today's hash x) of a person whose event in the first 30
+    // minutes of a day carried both; `last_at` is the latest event the loader has seen of that pair's
+    // chain. The loader relabels x's events that continue p's visit (carry-sql.ts). Rows older
+    // than a few days are deleted: no event can still join them.
+    `CREATE TABLE visit_carries (
+      site VARCHAR NOT NULL,
+      p VARCHAR NOT NULL,
+      x VARCHAR NOT NULL,
+      last_at TIMESTAMPTZ NOT NULL,
+      PRIMARY KEY (site, p, x)
+    )`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

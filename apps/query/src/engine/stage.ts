@@ -8,7 +8,7 @@ import type { WalBotDrop, WalCrawl, WalEvent } from '@footfall/schema';
 export const STAGE_TABLES_SQL = [
   `CREATE TEMP TABLE IF NOT EXISTS stage_events (
     ord INTEGER, site VARCHAR, id VARCHAR, ts TIMESTAMPTZ, kind VARCHAR, name VARCHAR, props VARCHAR,
-    host VARCHAR, path VARCHAR, visitor VARCHAR, id_mode VARCHAR, referrer_host VARCHAR,
+    host VARCHAR, path VARCHAR, visitor VARCHAR, id_mode VARCHAR, carry VARCHAR, referrer_host VARCHAR,
     referrer_path VARCHAR, channel VARCHAR, assistant VARCHAR, utm_source VARCHAR, utm_medium VARCHAR,
     utm_campaign VARCHAR, utm_term VARCHAR, utm_content VARCHAR, click_id VARCHAR, browser VARCHAR,
     browser_version VARCHAR, os VARCHAR, os_version VARCHAR, device VARCHAR, language VARCHAR,
@@ -60,6 +60,7 @@ export function appendEvent(appender: DuckDBAppender, ord: number, e: WalEvent):
   text(appender, e.path);
   text(appender, e.visitor);
   text(appender, e.idMode);
+  text(appender, e.carry);
   text(appender, e.referrerHost);
   text(appender, e.referrerPath);
   text(appender, e.channel);

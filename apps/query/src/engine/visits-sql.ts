@@ -13,7 +13,8 @@
  * - Duration = end (last activity or attached engagement/vitals event) minus start.
  * - The first pageview decides channel, referrer, campaign, entry page and the visitor's
  *   country, region, city, device, browser, OS and language (the first event when a visit has
- *   no pageview); the last pageview is the exit page; one pageview exactly is a bounce.
+ *   no pageview); the last pageview is the exit page. Reports count a bounce for a visit of one
+ *   pageview and no custom event.
  * - The visit id is a digest of (site, visitor, start), so a replay gives the same ids.
  *
  * Out of order events: for every visitor touched by the batch, the loader recomputes all of
@@ -28,11 +29,20 @@
 /** The 30-minute inactivity gap, as a DuckDB interval literal. */
 export const VISIT_GAP = "INTERVAL '30 minutes'";
 
-/** Visitors touched by the batch and the time from which their visits are recomputed. */
-export const AFFECTED_SQL = `
+/** The batch's visitors and their earliest new event. */
+export const TOUCHED_BY_BATCH_SQL =
+  'SELECT site, visitor, min(ts) AS min_at FROM new_ev GROUP BY site, visitor';
+
+/**
+ * Visitors touched by the batch and the time from which their visits are recomputed. `touched`
+ * is a query of (site, visitor, min_at) rows: the batch's (TOUCHED_BY_BATCH_SQL), plus those
+ * whose stored events moved to another visitor id (carry-sql.ts). `$1` = the batch's earliest
+ * event minus the visit gap.
+ */
+export const affectedSql = (touched: string) => `
 CREATE OR REPLACE TEMP TABLE affected AS
 SELECT n.site, n.visitor, least(n.min_at, coalesce(min(s.started_at), n.min_at)) AS lo
-FROM (SELECT site, visitor, min(ts) AS min_at FROM new_ev GROUP BY site, visitor) n
+FROM (SELECT site, visitor, min(min_at) AS min_at FROM (${touched}) GROUP BY site, visitor) n
 LEFT JOIN sessions s
   ON s.site = n.site AND s.visitor = n.visitor
   AND s.last_at >= n.min_at - ${VISIT_GAP} AND s.last_at >= $1

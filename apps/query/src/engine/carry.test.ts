@@ -1,0 +1,121 @@
+import type { WalEvent } from '@footfall/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from './duckdb-engine.ts';
+import type { Engine } from './engine.ts';
+import { parseReportParams } from './report-params.ts';
+import { ev, onStream } from './test-fixtures.ts';
+
+/**
+ * A cookieless visitor: 'p-yesterday' is their hash on 2026-03-02 (UTC), 'x-today' on 03-03.
+ * The gateway marks their hashed events of 00:00-00:30 with yesterday's hash (carry).
+ */
+const P = 'p-yesterday';
+const X = 'x-today';
+const hashed = (at: string, visitor: string, fields: Partial<WalEvent> = {}): WalEvent =>
+  ev(at, { visitor, idMode: 'hash', ...fields });
+const early = (at: string, fields: Partial<WalEvent> = {}) => hashed(at, X, { carry: P, ...fields });
+
+let engine: Engine;
+let seq = 0n;
+afterEach(async () => engine?.close());
+
+const open = async () => {
+  engine = await createDuckDbEngine({ path: ':memory:', threads: 2, memoryLimit: '256MB' });
+  seq = 0n;
+};
+const load = async (...events: WalEvent[]) => {
+  await engine.applyBatch({ records: onStream('a', events, seq + 1n) });
+  seq += BigInt(events.length);
+};
+/** Visits of a visitor id: start, pageviews, entry and exit. */
+const visitsOf = async (visitor: string) =>
+  (await engine.journey({ site: 'site1', visitor })).visits
+    .reverse()
+    .map((v) => ({ started: v.started, pageviews: v.pageviews, entry: v.entry_page, exit: v.exit_page }));
+const report = (from: string, to: string) =>
+  engine.report({
+    site: 'site1',
+    timeZone: 'UTC',
+    params: parseReportParams({ from, to }, 'UTC', Date.parse('2026-03-10T00:00:00Z')),
+  });
+
+const NIGHT = [
+  hashed('2026-03-02T23:50:00Z', P, { path: '/blog' }),
+  hashed('2026-03-02T23:55:00Z', P, { path: '/blog/post-1' }),
+  early('2026-03-03T00:05:00Z', { path: '/blog/post-2' }),
+  early('2026-03-03T00:20:00Z', { path: '/blog/post-3' }),
+  // after 00:30 the gateway no longer sends the carry; the visit goes on
+  hashed('2026-03-03T00:45:00Z', X, { path: '/pricing' }),
+  hashed('2026-03-03T00:46:00Z', X, { kind: 'en', path: '/pricing', engagedMs: 30_000 }),
+];
+const ONE_VISIT = [{ started: '2026-03-02T23:50:00.000Z', pageviews: 5, entry: '/blog', exit: '/pricing' }];
+
+describe('a cookieless visit in progress at midnight', () => {
+  it('stays one visit, of the visitor who began it, counted on the day it began', async () => {
+    await open();
+    await load(...NIGHT);
+    expect(await visitsOf(P)).toEqual(ONE_VISIT);
+    expect(await visitsOf(X)).toEqual([]);
+    expect((await report('2026-03-02', '2026-03-02')).kpis).toMatchObject({
+      visitors: 1,
+      visits: 1,
+      pageviews: 5,
+    });
+    expect((await report('2026-03-03', '2026-03-03')).kpis).toMatchObject({ visitors: 0, visits: 0 });
+  });
+
+  it('ends up the same whatever order the events arrive in, one batch each', async () => {
+    for (const order of [
+      [5, 4, 3, 2, 1, 0],
+      [2, 4, 0, 5, 3, 1],
+      [4, 5, 0, 1, 2, 3],
+    ]) {
+      await open();
+      for (const i of order) await load(NIGHT[i] as WalEvent);
+      expect(await visitsOf(P), `order ${order}`).toEqual(ONE_VISIT);
+      expect(await visitsOf(X), `order ${order}`).toEqual([]);
+      await engine.close();
+    }
+  });
+
+  it('makes the person a new visitor on the new day once the visit has ended', async () => {
+    await open();
+    await load(
+      ...NIGHT,
+      hashed('2026-03-03T09:00:00Z', X, { path: '/again' }),
+      hashed('2026-03-03T09:05:00Z', X, { path: '/again/2' }),
+    );
+    expect(await visitsOf(P)).toEqual(ONE_VISIT);
+    expect(await visitsOf(X)).toEqual([
+      { started: '2026-03-03T09:00:00.000Z', pageviews: 2, entry: '/again', exit: '/again/2' },
+    ]);
+    expect((await report('2026-03-03', '2026-03-03')).kpis).toMatchObject({ visitors: 1, visits: 1 });
+  });
+
+  it('does not join a new visit to the day before when more than 30 minutes passed', async () => {
+    await open();
+    await load(
+      hashed('2026-03-02T23:20:00Z', P, { path: '/late' }),
+      early('2026-03-03T00:10:00Z', { path: '/after-midnight' }),
+    );
+    expect(await visitsOf(P)).toHaveLength(1);
+    expect(await visitsOf(X)).toEqual([
+      {
+        started: '2026-03-03T00:10:00.000Z',
+        pageviews: 1,
+        entry: '/after-midnight',
+        exit: '/after-midnight',
+      },
+    ]);
+  });
+
+  it('leaves two people apart whose carries point at different hashes', async () => {
+    await open();
+    await load(
+      hashed('2026-03-02T23:55:00Z', P, { path: '/p' }),
+      hashed('2026-03-03T00:05:00Z', 'x-other', { carry: 'p-other', path: '/other' }),
+    );
+    expect(await visitsOf(P)).toHaveLength(1);
+    expect(await visitsOf('x-other')).toHaveLength(1);
+  });
+});
