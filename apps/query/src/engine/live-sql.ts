@@ -20,8 +20,8 @@ export function buildNowTotalsQuery(site: string, nowMs: number): Query {
 
 /**
  * One row per person seen in the last 30 minutes, most recent first: where they are now, how
- * they came, and how many pageviews their current visit has. `people` is the total count, so
- * the caller can say how many were left out.
+ * they came, and how many pageviews their current visit has (all of them, also those more than
+ * 30 minutes ago). `people` is the total count, so the caller can say how many were left out.
  */
 export function buildNowPeopleQuery(site: string, nowMs: number, limit: number): Query {
   const p = new Params();
@@ -31,7 +31,8 @@ export function buildNowPeopleQuery(site: string, nowMs: number, limit: number):
       SELECT visitor, arg_max(session_id, ts) AS session_id, max(ts) AS seen, arg_max(path, ts) AS path,
         count(*) FILTER (WHERE kind = 'pv') AS pageviews
       FROM events WHERE site = ${s} AND ts >= ${since} AND kind IN ('pv', 'ev') GROUP BY visitor)
-    SELECT l.visitor, epoch_ms(l.seen)::DOUBLE AS seen, l.path, l.pageviews::DOUBLE AS pageviews,
+    SELECT l.visitor, epoch_ms(l.seen)::DOUBLE AS seen, l.path,
+      coalesce(v.pageviews, l.pageviews)::DOUBLE AS pageviews,
       v.channel, v.referrer, v.entry_page, v.country, v.city, v.device, v.browser, v.os,
       epoch_ms(v.started_at)::DOUBLE AS visit_start, count(*) OVER ()::DOUBLE AS people
     FROM last l LEFT JOIN sessions v ON v.site = ${s} AND v.session_id = l.session_id

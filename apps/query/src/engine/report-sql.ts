@@ -73,7 +73,7 @@ function keys(section: string, cols: { day?: boolean; bkt?: boolean; val?: strin
 const groupBy = (cols: readonly string[]) => (cols.length === 0 ? '' : `GROUP BY ${cols.join(', ')}`);
 
 const VISIT_AGGREGATES = `count(*) AS visits, sum(pageviews) AS pageviews,
-  count(*) FILTER (WHERE pageviews = 1) AS bounces, sum(duration_ms) AS duration_ms`;
+  count(*) FILTER (WHERE bounce) AS bounces, sum(duration_ms) AS duration_ms`;
 const VISIT_ROLLUP = `sum(visits) AS visits, sum(pageviews) AS pageviews, sum(bounces) AS bounces,
   sum(duration_ms) AS duration_ms`;
 
@@ -139,7 +139,10 @@ export function buildReportQuery(input: ReportSqlInput): Query {
         ...(daily ? dims.map((d) => `prev_${d}`) : []),
       ]
     : [];
-  const visits = `SELECT visitor_key, pageviews, duration_ms, session_id${dimCols ? `, ${dimCols}` : ''},
+  // a bounce is a visit of exactly one pageview and no custom event (engagement and vitals
+  // events are not interaction)
+  const visits = `SELECT visitor_key, pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
+        session_id${dimCols ? `, ${dimCols}` : ''},
         ${bucketKeySql(input.bucket, 'started_at', local)} AS bkt, ${local} // ${DAY} AS day
         ${prevCols.map((c) => `, ${c}`).join('')}
       FROM sessions

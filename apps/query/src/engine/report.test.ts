@@ -198,3 +198,42 @@ describe('report', () => {
     expect(r.breakdowns.pages).toEqual([]);
   });
 });
+
+describe('bounces', () => {
+  it('counts a visit of one pageview and no custom event; engagement and vitals do not count', async () => {
+    const own = await createDuckDbEngine({ path: ':memory:', threads: 1, memoryLimit: '128MB' });
+    try {
+      await own.applyBatch({
+        records: onStream('b', [
+          // one pageview with engagement and vitals: a bounce
+          ev('2026-03-02T09:00:00Z', { visitor: 'reader', path: '/a' }),
+          ev('2026-03-02T09:01:00Z', { visitor: 'reader', kind: 'en', path: '/a', engagedMs: 40_000 }),
+          ev('2026-03-02T09:01:00Z', { visitor: 'reader', kind: 'vt', path: '/a', lcp: 1200 }),
+          // one pageview and a Signup: not a bounce
+          ev('2026-03-02T10:00:00Z', { visitor: 'signup', path: '/join' }),
+          ev('2026-03-02T10:02:00Z', { visitor: 'signup', kind: 'ev', name: 'Signup', path: '/join' }),
+          // custom events only: not a bounce
+          ev('2026-03-02T11:00:00Z', { visitor: 'player', kind: 'ev', name: 'Play', path: '/v' }),
+          // two pageviews: not a bounce
+          ev('2026-03-02T12:00:00Z', { visitor: 'browser', path: '/a' }),
+          ev('2026-03-02T12:01:00Z', { visitor: 'browser', path: '/b' }),
+        ]),
+      });
+      for (const query of [{}, { f: ['channel:Direct'] }, { from: '2026-01-01', to: '2026-03-04' }]) {
+        const r = await own.report({
+          site: 'site1',
+          timeZone: 'UTC',
+          params: parseReportParams(
+            { from: '2026-03-02', to: '2026-03-04', ...query },
+            'UTC',
+            Date.parse('2026-03-05T00:00:00Z'),
+          ),
+        });
+        expect(r.kpis.visits, JSON.stringify(query)).toBe(4);
+        expect(r.kpis.bounce_rate, JSON.stringify(query)).toBe(1 / 4);
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});
