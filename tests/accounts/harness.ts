@@ -6,7 +6,7 @@ import { loadConfig } from '@footfall/config';
 import { type ControlDb, openControlDb } from '@footfall/control';
 import { createLogger } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
-import { createQueryApp, openAnalytics, type QueryDeps } from '@footfall/query';
+import { createQueryApp, openAnalytics, type QueryDeps, ReadControl } from '@footfall/query';
 import { PasswordChecks, type PasswordChecksOptions } from '../../apps/query/src/auth/password-checks.ts';
 
 export const SETUP_TOKEN = 'setup-token-for-tests-0123456789';
@@ -78,6 +78,7 @@ export async function accountsApp(
     passwordChecks: new PasswordChecks({ now: clock.now, ...options.checks }),
     onSiteDeleted: options.onSiteDeleted ?? ((id) => void deleted.push(id)),
     analytics,
+    reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
   };
   const app = createQueryApp(deps);
 

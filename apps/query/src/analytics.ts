@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from '@footfall/http';
 import { createDuckDbEngine, type DuckDbEngineOptions, type Engine } from './engine/index.ts';
 import { LiveHub } from './live.ts';
@@ -19,6 +20,8 @@ export interface Analytics {
  */
 export async function openAnalytics(options: {
   walRoot: string;
+  /** where unreadable WAL records are kept (data/quarantine) */
+  quarantineDir?: string;
   engine: DuckDbEngineOptions;
   logger: Logger;
   idleMs?: number;
@@ -28,6 +31,7 @@ export async function openAnalytics(options: {
   const live = new LiveHub();
   const tailer = new Tailer({
     walRoot: options.walRoot,
+    quarantineDir: options.quarantineDir ?? join(options.walRoot, '..', 'quarantine'),
     target: engine,
     logger: options.logger,
     ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),

@@ -35,7 +35,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteRoutes(deps));
   app.route('/api/v1', siteLayoutRoutes(deps));
   app.route('/api/v1', siteAccessRoutes(deps));
-  app.route('/api/v1', reportRoutes(deps.analytics, deps.now));
+  app.route('/api/v1', reportRoutes(deps.analytics, deps.reads, deps.now));
   app.route('/_footfall', operatorRoutes(deps));
   return app;
 }

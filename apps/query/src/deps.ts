@@ -4,6 +4,7 @@ import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
+import type { ReadControl } from './read-control.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */
 export interface QueryDeps {
@@ -21,4 +22,6 @@ export interface QueryDeps {
   onSiteDeleted: OnSiteDeleted;
   /** the analytics engine, its tailer, the report cache and the live hub */
   analytics: Analytics;
+  /** the time limit and cancellation of analytics reads */
+  reads: ReadControl;
 }

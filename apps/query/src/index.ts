@@ -3,3 +3,4 @@ export { createQueryApp } from './app.ts';
 export { ROUTE_ACCESS } from './auth/access.ts';
 export type { QueryDeps } from './deps.ts';
 export { type QueryService, startQueryService } from './main.ts';
+export { ReadControl } from './read-control.ts';

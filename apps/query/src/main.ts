@@ -19,6 +19,7 @@ import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
+import { ReadControl } from './read-control.ts';
 
 /** A running query service. */
 export interface QueryService {
@@ -43,6 +44,7 @@ export async function startQueryService(config: Config, logger: Logger): Promise
   });
   const opening = openAnalytics({
     walRoot: instance.paths.wal,
+    quarantineDir: instance.paths.quarantine,
     engine: {
       path: instance.paths.analyticsDb,
       threads: config.engineThreads,
@@ -80,6 +82,7 @@ export async function startQueryService(config: Config, logger: Logger): Promise
       analytics.cache.forgetSite(siteId);
     },
     analytics,
+    reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
   };
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)

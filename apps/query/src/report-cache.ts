@@ -71,6 +71,15 @@ export class ReportCache {
     this.#touches.push({ gen: ++this.#gen, site, from: -Infinity, to: Infinity });
   }
 
+  /**
+   * The generation (committed batches noted so far). Read it before a query starts and store the
+   * answer under it: an answer is only as new as the data the query could see, and a batch noted
+   * while the query ran must make it stale.
+   */
+  get generation(): number {
+    return this.#gen;
+  }
+
   get<T>(key: string): T | undefined {
     const e = this.#entries.get(key);
     if (e === undefined) return undefined;
@@ -81,9 +90,11 @@ export class ReportCache {
     return e.value as T;
   }
 
-  set(key: string, site: string, ranges: TimeRange[], value: unknown): void {
+  /** Stores an answer computed by a query that started at generation `gen` (see `generation`). */
+  set(key: string, site: string, ranges: TimeRange[], value: unknown, gen: number): void {
+    if (gen < this.#horizon) return;
     if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(key, { gen: this.#gen, site, ranges, value });
+    this.#entries.set(key, { gen, site, ranges, value });
   }
 
   #touched(e: Entry): boolean {

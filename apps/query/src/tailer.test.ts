@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@footfall/http';
@@ -53,7 +53,13 @@ describe('Tailer', () => {
     await walWith(root, 'a', ['a1', 'a2', 'a3', 'a4', 'a5']);
     await walWith(root, 'b', ['b1', 'b2']);
     const { target, applied } = memoryTarget();
-    const tailer = new Tailer({ walRoot: root, target, logger, batchSize: 3 });
+    const tailer = new Tailer({
+      walRoot: root,
+      quarantineDir: join(root, 'q'),
+      target,
+      logger,
+      batchSize: 3,
+    });
     await tailer.init();
     expect(await tailer.drain()).toBe(7);
     expect(applied.filter((r) => r.stream === 'a').map((r) => r.site)).toEqual([
@@ -73,7 +79,7 @@ describe('Tailer', () => {
     dirs.push(root);
     await walWith(root, 'a', ['a1', 'a2', 'a3']);
     const { target, applied } = memoryTarget(new Map([['a', 2n]]));
-    const tailer = new Tailer({ walRoot: root, target, logger });
+    const tailer = new Tailer({ walRoot: root, quarantineDir: join(root, 'q'), target, logger });
     await tailer.init();
     await tailer.drain();
     expect(applied.map((r) => r.site)).toEqual(['a3']);
@@ -84,7 +90,13 @@ describe('Tailer', () => {
     const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
     dirs.push(root);
     await walWith(root, 'a', ['a1', 'a2', 'a3', 'a4']);
-    const tailer = new Tailer({ walRoot: root, target: memoryTarget().target, logger, batchSize: 1 });
+    const tailer = new Tailer({
+      walRoot: root,
+      quarantineDir: join(root, 'q'),
+      target: memoryTarget().target,
+      logger,
+      batchSize: 1,
+    });
     await tailer.init();
     expect(await tailer.poll()).toBe(1);
     expect(tailer.lag).toBe(3);
@@ -93,12 +105,42 @@ describe('Tailer', () => {
     await tailer.stop(); // closes its readers
   });
 
+  it('keeps a record it cannot read in quarantine, says so loudly, and goes on', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    const w = await openWalWriter({ dir: join(root, 'a') });
+    await w.append(encodeWalRecord(bot('before')));
+    const odd = new TextEncoder().encode('{"t":"event","id":"x","site":"s"}');
+    await w.append(odd);
+    await w.append(encodeWalRecord(bot('after')));
+    await w.close();
+    const lines: string[] = [];
+    const loud = createLogger({
+      level: 'info',
+      name: 'test',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
+    const { target, applied, positions } = memoryTarget();
+    const tailer = new Tailer({ walRoot: root, quarantineDir: join(root, 'q'), target, logger: loud });
+    await tailer.init();
+    expect(await tailer.drain()).toBe(3);
+    expect(applied.map((r) => r.site)).toEqual(['before', 'after']);
+    expect(positions.get('a')).toBe(3n);
+    expect(tailer.unreadable).toBe(1);
+    expect(readFileSync(join(root, 'q', 'a-2.json'))).toEqual(Buffer.from(odd));
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; problem?: string });
+    const error = logged.find((l) => l.level === 50);
+    expect(error?.msg).toMatch(/cannot be read: kept in quarantine/);
+    expect(error?.problem).toMatch(/at|kind|host/);
+    await tailer.stop();
+  });
+
   it('runs by itself once started and stops cleanly', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
     dirs.push(root);
     await walWith(root, 'a', ['a1']);
     const { target, applied } = memoryTarget();
-    const tailer = new Tailer({ walRoot: root, target, logger, idleMs: 10 });
+    const tailer = new Tailer({ walRoot: root, quarantineDir: join(root, 'q'), target, logger, idleMs: 10 });
     await tailer.start();
     await walWith(root, 'b', ['b1']);
     for (let i = 0; i < 200 && applied.length < 2; i++) await new Promise((r) => setTimeout(r, 10));

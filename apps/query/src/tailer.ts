@@ -1,7 +1,9 @@
+import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@footfall/http';
 import { decodeWalRecord } from '@footfall/schema';
 import { listWalStreams, openWalReader, pruneWal, WalCorruptionError, type WalReader } from '@footfall/wal';
+import { ValiError } from 'valibot';
 import type { Batch, BatchRecord, BatchResult } from './engine/loader.ts';
 
 /** Where the tailer loads records: the analytics engine. */
@@ -22,6 +24,8 @@ export interface TailerOptions {
   idleMs?: number;
   /** applied WAL segments are deleted once older than this */
   retentionMs?: number;
+  /** where a record this version cannot read is kept before the tailer moves past it */
+  quarantineDir: string;
   now?: () => number;
   /** called after each committed batch with its records (live stream, cache) */
   onApplied?: (records: readonly BatchRecord[], result: BatchResult) => void;
@@ -49,6 +53,7 @@ export class Tailer {
   #stopping = false;
   #wake: (() => void) | undefined;
   #lastPrune = 0;
+  #failing: { since: number; error: string } | undefined;
 
   constructor(options: TailerOptions) {
     this.#o = { batchSize: 5000, idleMs: 250, retentionMs: 7 * 24 * 3600 * 1000, now: Date.now, ...options };
@@ -84,9 +89,14 @@ export class Tailer {
     return this.#lag;
   }
 
-  /** Payloads that passed their CRC but were not a record this version understands (skipped, logged). */
+  /** Payloads that passed their CRC but were not a record this version understands (quarantined, logged). */
   get unreadable(): number {
     return this.#unreadable;
+  }
+
+  /** Set while batches keep failing (retried): since when, and the last error. */
+  get failing(): { since: number; error: string } | undefined {
+    return this.#failing === undefined ? undefined : { ...this.#failing };
   }
 
   get stuck(): StuckStream[] {
@@ -104,17 +114,28 @@ export class Tailer {
   }
 
   async #loop(): Promise<void> {
+    let backoffMs = 0;
     while (!this.#stopping) {
       let applied = 0;
       try {
         applied = await this.#step();
         if (this.#o.now() - this.#lastPrune > 10 * 60 * 1000) await this.#prune();
+        backoffMs = 0;
+        this.#failing = undefined;
       } catch (e) {
-        this.#o.logger.error(
-          { err: { name: (e as Error).name, message: (e as Error).message } },
+        // Retried soon, then less often: most failures pass (the engine out of memory while
+        // reports run), and a batch that keeps failing is shown in operator health.
+        backoffMs = Math.min(5000, backoffMs === 0 ? 250 : backoffMs * 2);
+        const err = { name: (e as Error).name, message: (e as Error).message };
+        this.#failing ??= { since: this.#o.now(), error: err.message };
+        this.#failing.error = err.message;
+        // out of engine memory is load that passes (reports running), any other failure a fault
+        const transient = err.message.startsWith('Out of Memory Error');
+        this.#o.logger[transient ? 'warn' : 'error'](
+          { err, retry_ms: backoffMs },
           'tailing failed; retrying',
         );
-        await this.#sleep(5000);
+        await this.#sleep(backoffMs);
       }
       if (applied === 0 && !this.#stopping) await this.#sleep(this.#o.idleMs);
     }
@@ -138,12 +159,8 @@ export class Tailer {
             consumed++;
             try {
               records.push({ stream, seq, record: decodeWalRecord(payload) });
-            } catch {
-              this.#unreadable++;
-              this.#o.logger.error(
-                { stream, seq: String(seq) },
-                'skipped a WAL record this version cannot read',
-              );
+            } catch (e) {
+              await this.#quarantine(stream, seq, payload, e);
             }
           }
         } catch (e) {
@@ -170,6 +187,41 @@ export class Tailer {
     for (const [stream, seq] of advanced) this.#positions.set(stream, seq);
     this.#lag = lag;
     return consumed;
+  }
+
+  /**
+   * A record that passed its CRC but is not one this version can read. The gateway of this same
+   * version only writes records it has checked, so this is a bug, never a skip in silence: the
+   * payload is written durably to the quarantine directory (so a fixed version can load it), the
+   * error is logged with what is wrong, and operator health counts it. Only then does the tailer
+   * move past it; if the payload cannot be kept, the batch fails and is retried.
+   */
+  async #quarantine(stream: string, seq: bigint, payload: Uint8Array, error: unknown): Promise<void> {
+    await mkdir(this.#o.quarantineDir, { recursive: true, mode: 0o700 });
+    const file = join(this.#o.quarantineDir, `${stream}-${seq}.json`);
+    const handle = await open(file, 'w', 0o600);
+    try {
+      await handle.writeFile(payload);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    this.#unreadable++;
+    const problem =
+      error instanceof ValiError
+        ? error.issues
+            .map(
+              (i) =>
+                `${i.path?.map((p: { key: unknown }) => String(p.key)).join('.') ?? '(record)'}: ${i.message}`,
+            )
+            .join('; ')
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    this.#o.logger.error(
+      { stream, seq: String(seq), file, problem },
+      'a WAL record this version wrote cannot be read: kept in quarantine, not loaded',
+    );
   }
 
   async #reader(stream: string): Promise<WalReader> {

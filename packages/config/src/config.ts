@@ -13,6 +13,7 @@ import {
   parseMemory,
   parseOnOff,
   parseS3Url,
+  parseSeconds,
   parseSmtpUrl,
   parseTrustProxy,
   type S3Target,
@@ -44,6 +45,8 @@ export interface Config {
   updateCheck: boolean;
   engineThreads: number;
   engineMemory: string;
+  /** seconds a report may run (waiting for a connection included) before it is stopped */
+  queryTimeoutSeconds: number;
   drainSeconds: number;
   logLevel: LogLevel;
   sites: string[];
@@ -136,6 +139,10 @@ const EnvSchema = v.object({
     '2',
   ),
   FOOTFALL_ENGINE_MEMORY: v.optional(from(parseMemory), '256MB'),
+  FOOTFALL_QUERY_TIMEOUT_SECONDS: v.optional(
+    from((t) => parseSeconds(t, 0.1, 600)),
+    '30',
+  ),
   FOOTFALL_DRAIN_SECONDS: v.optional(
     from((t) => parseIntIn(t, 0, 3600)),
     '25',
@@ -219,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     updateCheck: o.FOOTFALL_UPDATE_CHECK,
     engineThreads: o.FOOTFALL_ENGINE_THREADS,
     engineMemory: o.FOOTFALL_ENGINE_MEMORY,
+    queryTimeoutSeconds: o.FOOTFALL_QUERY_TIMEOUT_SECONDS,
     drainSeconds: o.FOOTFALL_DRAIN_SECONDS,
     logLevel: o.FOOTFALL_LOG_LEVEL,
     sites: o.FOOTFALL_SITES ?? [],

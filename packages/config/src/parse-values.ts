@@ -54,6 +54,16 @@ export function parseIntIn(text: string, min: number, max: number): Parsed<numbe
   return ok(n);
 }
 
+/** A number of seconds, fractions allowed (`30`, `0.5`), between `min` and `max`. */
+export function parseSeconds(text: string, min: number, max: number): Parsed<number> {
+  const t = text.trim();
+  const n = Number(t);
+  if (!/^\d+(?:\.\d+)?$/.test(t) || n < min || n > max) {
+    return bad(`must be a number of seconds between ${min} and ${max}`);
+  }
+  return ok(n);
+}
+
 /** A DuckDB memory cap such as `256MB`, `1GB`, `512MiB`. */
 export function parseMemory(text: string): Parsed<string> {
   const m = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text.trim());

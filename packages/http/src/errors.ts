@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   unavailable: 503,
   busy: 503,
   refusing: 503,
+  query_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -17,6 +17,8 @@ export function dataPaths(dataDir: string) {
     analyticsDb: join(dataDir, 'analytics.duckdb'),
     geo: join(dataDir, 'geo'),
     backups: join(dataDir, 'backups'),
+    /** WAL records the tailer could not read, kept for a fixed version to load */
+    quarantine: join(dataDir, 'quarantine'),
   };
 }
 export type DataPaths = ReturnType<typeof dataPaths>;

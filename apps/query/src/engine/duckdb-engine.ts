@@ -1,7 +1,7 @@
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
-import { type DuckDbOptions, openDuckDb } from './duckdb.ts';
-import type { BotCounterRow, CrawlCounterRow, Engine } from './engine.ts';
-import { applyBatch, type BeforeCommit, prepareWriter, readPositions } from './loader.ts';
+import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
+import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
+import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 import { num, readHeatmap, readJourney, readNow, readRecentEvents, readRetention, str } from './reads.ts';
 import { runReport } from './report.ts';
@@ -27,6 +27,8 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
  * await engine.applyBatch({ records });
  * const report = await engine.report({ site, timeZone, params });
  */
+const live = (q: ReadControl): ReadOptions => ({ signal: q.signal, lane: 'live' });
+
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<Engine> {
   const db = await openDuckDb(options);
   try {
@@ -49,8 +51,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   let generation = 0;
   // The writer connection runs one transaction at a time: writes queue behind each other.
   let writing: Promise<unknown> = Promise.resolve();
+  // While the writer has work, no new period report starts (running ones finish): the tailer's
+  // batches get the engine's memory and threads before more reports take them.
   const write = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = writing.then(work, work);
+    const held = () => db.whileWriting(work);
+    const run = writing.then(held, held);
     writing = run.catch(() => undefined);
     return run;
   };
@@ -63,7 +68,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       await db.writer.run('COMMIT');
       generation++;
     } catch (error) {
-      await db.writer.run('ROLLBACK');
+      await rollback(db.writer);
       throw error;
     }
   };
@@ -79,12 +84,12 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         return result;
       }),
     positions: () => write(() => readPositions(db.writer)),
-    report: (q) => runReport(db, q.site, q.timeZone, q.params),
-    heatmap: (q) => readHeatmap(db, q),
-    retention: (q) => readRetention(db, q),
-    now: (q) => readNow(db, q.site, now(), q.limit ?? 20),
-    recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now()),
-    journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50),
+    report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }),
+    heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
+    retention: (q) => readRetention(db, q, { signal: q.signal }),
+    now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),
+    recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now(), live(q)),
+    journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50, live(q)),
     async crawlCounters(q: CrawlCounterQuery) {
       return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
         const out: CrawlCounterRow = { hits: num(row['hits']) };

@@ -21,6 +21,36 @@ export interface DuckDbOptions {
 }
 
 /**
+ * The connections a read runs on. Period reports (report, export, heatmap, retention) are the
+ * heavy ones; the live views (now, the feed, a journey) are small and must never wait behind them,
+ * so each lane has connections of its own.
+ */
+export type Lane = 'report' | 'live';
+
+export interface ReadOptions {
+  /** aborting it interrupts the statement: the client has gone, or the time limit passed */
+  signal?: AbortSignal | undefined;
+  /** default 'report' */
+  lane?: Lane;
+}
+
+/** A read stopped because its signal was aborted; `reason` is the signal's reason. */
+export class QueryAbortedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('the query was stopped before it finished');
+    this.name = 'QueryAbortedError';
+  }
+}
+
+/** Too many reads are waiting for a connection of their lane: come back later. */
+export class EngineBusyError extends Error {
+  constructor(lane: Lane) {
+    super(`too many ${lane} queries are waiting`);
+    this.name = 'EngineBusyError';
+  }
+}
+
+/**
  * The open analytics database. DuckDB allows one process per file: this process is the only
  * opener. One connection writes (the tailer's transactions, serialised by the caller); reads run
  * on their own connections so they see the last committed snapshot and never a half-written batch.
@@ -28,13 +58,23 @@ export interface DuckDbOptions {
 export interface DuckDb {
   /** the single writer connection; only the loader and migrations use it */
   readonly writer: DuckDBConnection;
-  /** runs a read on a reader connection and returns its rows */
-  read(query: Query): Promise<Row[]>;
+  /** runs a read on a connection of its lane and returns its rows */
+  read(query: Query, options?: ReadOptions): Promise<Row[]>;
+  /**
+   * Runs the writer's work with the report lane held: no period report starts until it is done
+   * (those running finish), so heavy reports cannot keep the tailer's batches waiting or out of
+   * memory. Live reads go on.
+   */
+  whileWriting<T>(work: () => Promise<T>): Promise<T>;
   /** closes every connection and the database */
   close(): void;
 }
 
-const READERS = 2;
+/** Connections per lane, and how many reads may wait for one before more are refused. */
+const LANES: Record<Lane, { connections: number; maxWaiting: number }> = {
+  report: { connections: 2, maxWaiting: 16 },
+  live: { connections: 1, maxWaiting: 64 },
+};
 
 /**
  * Opens (creating when missing) the analytics database with the given thread and memory limits.
@@ -60,38 +100,112 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
     return connection;
   };
   const writer = await connect();
-  const readers: DuckDBConnection[] = [];
-  for (let i = 0; i < READERS; i++) readers.push(await connect());
-  // A connection runs one statement at a time: reads borrow a free one or wait for it.
-  const free = [...readers];
-  const waiting: ((connection: DuckDBConnection) => void)[] = [];
-  const borrow = (): Promise<DuckDBConnection> => {
-    const connection = free.pop();
-    return connection ? Promise.resolve(connection) : new Promise((resolve) => waiting.push(resolve));
-  };
-  const giveBack = (connection: DuckDBConnection): void => {
-    const next = waiting.shift();
-    if (next) next(connection);
-    else free.push(connection);
-  };
+  const pools = {} as Record<Lane, Pool>;
+  for (const lane of ['report', 'live'] as const) {
+    const connections: DuckDBConnection[] = [];
+    for (let i = 0; i < LANES[lane].connections; i++) connections.push(await connect());
+    pools[lane] = new Pool(lane, connections, LANES[lane].maxWaiting);
+  }
   let closed = false;
   return {
     writer,
-    async read(query) {
+    async read(query, { signal, lane = 'report' } = {}) {
       if (closed) throw new Error('analytics database is closed');
-      const connection = await borrow();
+      if (signal?.aborted) throw new QueryAbortedError(signal.reason);
+      const pool = pools[lane];
+      const connection = await pool.borrow(signal);
+      // DuckDB clears a connection's interrupt when a statement starts, so one sent while the
+      // statement is still being prepared would be lost: interrupt again until the read ends. An
+      // interrupt after the statement ended is harmless (the next one starts afresh).
+      let repeat: NodeJS.Timeout | undefined;
+      const interrupt = () => {
+        connection.interrupt();
+        repeat = setInterval(() => connection.interrupt(), 50);
+      };
+      if (signal?.aborted) interrupt();
+      else signal?.addEventListener('abort', interrupt, { once: true });
       try {
         const reader = await connection.runAndReadAll(query.sql, query.params);
+        if (signal?.aborted) throw new QueryAbortedError(signal.reason);
         return reader.getRowObjectsJS();
+      } catch (error) {
+        if (signal?.aborted) throw new QueryAbortedError(signal.reason);
+        throw error;
       } finally {
-        giveBack(connection);
+        clearInterval(repeat);
+        signal?.removeEventListener('abort', interrupt);
+        pool.giveBack(connection);
+      }
+    },
+    async whileWriting(work) {
+      pools.report.hold();
+      try {
+        return await work();
+      } finally {
+        pools.report.release();
       }
     },
     close() {
       if (closed) return;
       closed = true;
-      for (const connection of [writer, ...readers]) connection.closeSync();
+      for (const connection of [writer, ...pools.report.all, ...pools.live.all]) connection.closeSync();
       instance.closeSync();
     },
   };
+}
+
+/** A lane's connections: a connection runs one statement at a time, so reads borrow one or wait. */
+class Pool {
+  readonly all: readonly DuckDBConnection[];
+  readonly #free: DuckDBConnection[];
+  readonly #waiting: { take: (c: DuckDBConnection) => void }[] = [];
+  /** while held, free connections are not handed out: reads queue until release */
+  #held = 0;
+
+  constructor(
+    readonly lane: Lane,
+    connections: DuckDBConnection[],
+    readonly maxWaiting: number,
+  ) {
+    this.all = connections;
+    this.#free = [...connections];
+  }
+
+  /** A free connection, or one once it is given back; a read aborted while it waits leaves the queue. */
+  borrow(signal: AbortSignal | undefined): Promise<DuckDBConnection> {
+    const free = this.#held === 0 ? this.#free.pop() : undefined;
+    if (free) return Promise.resolve(free);
+    if (this.#waiting.length >= this.maxWaiting) return Promise.reject(new EngineBusyError(this.lane));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        take: (connection: DuckDBConnection) => {
+          signal?.removeEventListener('abort', leave);
+          resolve(connection);
+        },
+      };
+      const leave = () => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(new QueryAbortedError(signal?.reason));
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  giveBack(connection: DuckDBConnection): void {
+    const next = this.#held === 0 ? this.#waiting.shift() : undefined;
+    if (next) next.take(connection);
+    else this.#free.push(connection);
+  }
+
+  hold(): void {
+    this.#held++;
+  }
+
+  release(): void {
+    this.#held--;
+    while (this.#held === 0 && this.#free.length > 0 && this.#waiting.length > 0) {
+      this.#waiting.shift()!.take(this.#free.pop()!);
+    }
+  }
 }

@@ -21,17 +21,28 @@ export interface Engine {
   positions(): Promise<Map<string, bigint>>;
   /** Committed batches since open: a report cache keyed by it never serves numbers older than a commit. */
   readonly generation: number;
-  report(q: SiteQuery & { params: ReportParams }): Promise<Report>;
-  heatmap(q: PeriodQuery): Promise<Heatmap>;
-  retention(q: PeriodQuery): Promise<Retention>;
-  now(q: { site: string; limit?: number }): Promise<NowNumbers>;
-  recentEvents(q: { site: string; limit: number }): Promise<LiveEvent[]>;
-  journey(q: { site: string; visitor: string; limit?: number }): Promise<Journey>;
+  /** The period reads (report, heatmap, retention) share connections of their own. */
+  report(q: SiteQuery & { params: ReportParams } & ReadControl): Promise<Report>;
+  heatmap(q: PeriodQuery & ReadControl): Promise<Heatmap>;
+  retention(q: PeriodQuery & ReadControl): Promise<Retention>;
+  /** The live reads never wait behind a period read. */
+  now(q: { site: string; limit?: number } & ReadControl): Promise<NowNumbers>;
+  recentEvents(q: { site: string; limit: number } & ReadControl): Promise<LiveEvent[]>;
+  journey(q: { site: string; visitor: string; limit?: number } & ReadControl): Promise<Journey>;
   crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;
   botCounters(q: { site: string; from: string; to: string }): Promise<BotCounterRow[]>;
   /** Removes every event, visit and counter of a site (stream positions stay). */
   deleteSite(site: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * What every read takes besides its own parameters. A read whose signal is aborted stops (its
+ * statement is interrupted) and rejects with QueryAbortedError; a read that would wait behind too
+ * many others rejects at once with EngineBusyError.
+ */
+export interface ReadControl {
+  signal?: AbortSignal | undefined;
 }
 
 export interface SiteQuery {

@@ -1,5 +1,6 @@
 /** The analytics engine's public surface: the Engine interface, its DuckDB implementation and report params. */
 export type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
+export { EngineBusyError, QueryAbortedError } from './duckdb.ts';
 export { createDuckDbEngine, type DuckDbEngineOptions } from './duckdb-engine.ts';
 export type * from './engine.ts';
 export type { Batch, BatchRecord, BatchResult } from './loader.ts';

@@ -164,8 +164,20 @@ export async function applyBatch(
     result.committed = true;
     return result;
   } catch (error) {
-    await connection.run('ROLLBACK');
+    await rollback(connection);
     throw error;
+  }
+}
+
+/**
+ * Rolls the batch's transaction back. DuckDB has already ended a transaction that an error such as
+ * Out of Memory aborted, and then refuses the ROLLBACK: the original error is the one to report.
+ */
+export async function rollback(connection: DuckDBConnection): Promise<void> {
+  try {
+    await connection.run('ROLLBACK');
+  } catch {
+    // no transaction is active any more
   }
 }
 

@@ -93,6 +93,26 @@ describe('live numbers', () => {
     expect('more' in (await engine.now({ site: 'site1' }))).toBe(false);
   });
 
+  it("gives a person's pageviews of their whole current visit, also those more than 30 minutes ago", async () => {
+    await open(ms('2026-03-09T12:00:00Z'));
+    await engine.applyBatch({
+      records: onStream('a', [
+        // a visit that began 45 minutes ago: 4 pageviews, one of them before the 30-minute window
+        ev('2026-03-09T11:15:00Z', { visitor: 'long', path: '/1' }),
+        ev('2026-03-09T11:40:00Z', { visitor: 'long', path: '/2' }),
+        ev('2026-03-09T11:50:00Z', { visitor: 'long', path: '/3' }),
+        ev('2026-03-09T11:58:00Z', { visitor: 'long', path: '/4' }),
+        // an earlier visit of the same person does not count
+        ev('2026-03-09T09:00:00Z', { visitor: 'long', path: '/before' }),
+      ]),
+    });
+    const now = await engine.now({ site: 'site1' });
+    expect(now.recent.map((p) => [p.visitor, p.pageviews, p.entry_page, p.visit_start])).toEqual([
+      ['long', 4, '/1', '2026-03-09T11:15:00.000Z'],
+    ]);
+    expect(now.pageviews_30m).toBe(3);
+  });
+
   it('lists recent events newest first with their properties, keys spelt as the sender sent them', async () => {
     await open();
     await engine.applyBatch({

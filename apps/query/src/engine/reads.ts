@@ -1,5 +1,5 @@
 import { bucketSlots } from './buckets.ts';
-import type { DuckDb, Row } from './duckdb.ts';
+import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import type {
   Heatmap,
   Journey,
@@ -66,13 +66,13 @@ export function liveEvent(row: Row): LiveEvent {
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
 const grid = () => Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
 
-export async function readHeatmap(db: DuckDb, q: PeriodQuery): Promise<Heatmap> {
+export async function readHeatmap(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<Heatmap> {
   const plan = parseTimePlan(
     q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to)),
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
   );
   const heatmap: Heatmap = { weekdays: WEEKDAYS, visitors: grid(), visits: grid(), pageviews: grid() };
-  for (const row of await db.read(buildHeatmapQuery(q.site, plan, q.filters))) {
+  for (const row of await db.read(buildHeatmapQuery(q.site, plan, q.filters), options)) {
     const w = num(row['weekday']);
     const h = num(row['hour']);
     heatmap.visitors[w]![h] = num(row['visitors']);
@@ -83,10 +83,10 @@ export async function readHeatmap(db: DuckDb, q: PeriodQuery): Promise<Heatmap> 
 }
 
 /** Every week of the period is a cohort row, with zeros when nobody came: never null. */
-export async function readRetention(db: DuckDb, q: PeriodQuery): Promise<Retention> {
+export async function readRetention(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<Retention> {
   const plan = parseTimePlan(
     q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to)),
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
   );
   const slots = bucketSlots('week', q.period, plan);
   const cohorts = slots.map((slot, i) => ({
@@ -95,7 +95,7 @@ export async function readRetention(db: DuckDb, q: PeriodQuery): Promise<Retenti
     weeks: new Array<number>(slots.length - i).fill(0),
   }));
   const first = slots[0]?.key ?? 0;
-  for (const row of await db.read(buildRetentionQuery(q.site, plan, q.filters))) {
+  for (const row of await db.read(buildRetentionQuery(q.site, plan, q.filters), options)) {
     const cohort = cohorts[num(row['cohort']) - first];
     const k = num(row['k']);
     if (!cohort || k >= cohort.weeks.length) continue;
@@ -105,10 +105,16 @@ export async function readRetention(db: DuckDb, q: PeriodQuery): Promise<Retenti
   return { cohorts };
 }
 
-export async function readNow(db: DuckDb, site: string, nowMs: number, limit: number): Promise<NowNumbers> {
+export async function readNow(
+  db: DuckDb,
+  site: string,
+  nowMs: number,
+  limit: number,
+  options: ReadOptions,
+): Promise<NowNumbers> {
   const [totals, people] = await Promise.all([
-    db.read(buildNowTotalsQuery(site, nowMs)),
-    db.read(buildNowPeopleQuery(site, nowMs, limit)),
+    db.read(buildNowTotalsQuery(site, nowMs), options),
+    db.read(buildNowPeopleQuery(site, nowMs, limit), options),
   ]);
   const t = totals[0] ?? {};
   const recent = people.map(
@@ -144,8 +150,9 @@ export async function readRecentEvents(
   site: string,
   limit: number,
   nowMs: number,
+  options: ReadOptions,
 ): Promise<LiveEvent[]> {
-  return (await db.read(buildRecentEventsQuery(site, limit, nowMs))).map(liveEvent);
+  return (await db.read(buildRecentEventsQuery(site, limit, nowMs), options)).map(liveEvent);
 }
 
 export async function readJourney(
@@ -153,8 +160,9 @@ export async function readJourney(
   site: string,
   visitor: string,
   limit: number,
+  options: ReadOptions,
 ): Promise<Journey> {
-  const visitRows = await db.read(buildJourneyVisitsQuery(site, visitor, limit));
+  const visitRows = await db.read(buildJourneyVisitsQuery(site, visitor, limit), options);
   const visits = visitRows.map(
     (row): JourneyVisit => ({
       visit: str(row['visit']) ?? '',
@@ -182,7 +190,10 @@ export async function readJourney(
   const oldest = visitRows.at(-1);
   if (oldest) {
     const byVisit = new Map(visits.map((v) => [v.visit, v]));
-    for (const row of await db.read(buildJourneyEventsQuery(site, visitor, num(oldest['started'])))) {
+    for (const row of await db.read(
+      buildJourneyEventsQuery(site, visitor, num(oldest['started'])),
+      options,
+    )) {
       const event = liveEvent(row);
       if (event.visit) byVisit.get(event.visit)?.events.push(event);
     }

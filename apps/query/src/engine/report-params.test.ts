@@ -25,6 +25,34 @@ describe('parseReportParams', () => {
     expect(parse({}, 'Europe/Berlin').period).toEqual({ from: '2026-03-03', to: '2026-04-01' });
   });
 
+  it('refuses dates before 1970-01-01 or after 9999-12-31, and comparisons that would start before 1970', () => {
+    expect(failsOn({ to: '0000-01-01' })).toBe('to');
+    expect(failsOn({ from: '1969-12-31', to: '1970-01-05' })).toBe('from');
+    expect(failsOn({ from: '0000-01-01', to: '0000-01-02', compare: 'year' })).toBe('from');
+    expect(failsOn({ cfrom: '1969-01-01', cto: '1969-01-02', compare: 'custom' })).toBe('cfrom');
+    expect(failsOn({ from: '1970-01-01', to: '1970-01-10', compare: 'year' })).toBe('compare');
+    expect(failsOn({ from: '1970-01-01', to: '1970-01-10', compare: 'previous' })).toBe('compare');
+    expect(parse({ from: '1970-01-01', to: '1970-01-01' }).period).toEqual({
+      from: '1970-01-01',
+      to: '1970-01-01',
+    });
+    // open ends stay in range
+    expect(parse({ to: '1970-01-05' }).period).toEqual({ from: '1970-01-01', to: '1970-01-05' });
+    expect(parse({ from: '9999-12-20', to: '9999-12-31' }).period).toEqual({
+      from: '9999-12-20',
+      to: '9999-12-31',
+    });
+  });
+
+  it('takes at most 20 filters, and daily breakdowns of at most 40,000 rows', () => {
+    const filters = (n: number) => Array.from({ length: n }, (_, i) => `page:/p${i}`);
+    expect(parse({ f: filters(20) }).filters).toHaveLength(20);
+    expect(failsOn({ f: filters(21) })).toBe('f');
+    expect(failsOn({ f: filters(300) })).toBe('f');
+    expect(parse({ from: '2026-01-01', to: '2026-01-31', daily: '1', limit: '1000' }).daily).toBe(true);
+    expect(failsOn({ from: '2025-01-01', to: '2026-01-31', daily: '1', limit: '1000' })).toBe('daily');
+  });
+
   it('picks hour buckets for a day, weeks for half a year and months beyond a year', () => {
     expect(parse({ from: '2026-03-01', to: '2026-03-01' }).bucket).toBe('hour');
     expect(parse({ from: '2025-10-01', to: '2026-03-01' }).bucket).toBe('week');

@@ -70,6 +70,13 @@ export const MAX_PERIOD_DAYS = 3 * 366;
 export const MAX_BUCKETS = 31 * 24 + 2;
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 1000;
+/** Most `f` filters in one request: each is a condition on every visit of the period. */
+export const MAX_FILTERS = 20;
+/** With `daily=1`, most rows per breakdown over all days (days × limit). */
+export const MAX_DAILY_ROWS = 40_000;
+/** Report dates lie in this range (both ends included). */
+export const FIRST_DATE = '1970-01-01';
+export const LAST_DATE = '9999-12-31';
 
 const date = v.pipe(
   v.string(),
@@ -79,6 +86,7 @@ const date = v.pipe(
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
   }, 'is not a real date'),
+  v.check((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be between ${FIRST_DATE} and ${LAST_DATE}`),
 );
 const flag = v.picklist(['0', '1'], 'must be 0 or 1');
 /** The raw query string shape; unknown parameters are left to the caller. */
@@ -107,6 +115,8 @@ export type RawReportQuery = Record<string, string | string[] | undefined>;
 
 const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;
 const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
+/** A day number kept within the dates reports accept. */
+const clampDay = (n: number) => Math.min(Math.max(n, dayNumber(FIRST_DATE)), dayNumber(LAST_DATE));
 
 /** Today's date in a time zone; throws ReportParamError for an unknown zone. */
 export function todayIn(timeZone: string, nowMs: number): string {
@@ -173,8 +183,10 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
   const today = todayIn(timeZone, nowMs);
   const to =
     raw.to ??
-    (raw.from && dayNumber(raw.from) + 29 < dayNumber(today) ? dayString(dayNumber(raw.from) + 29) : today);
-  const from = raw.from ?? dayString(dayNumber(to) - 29);
+    (raw.from && dayNumber(raw.from) + 29 < dayNumber(today)
+      ? dayString(clampDay(dayNumber(raw.from) + 29))
+      : today);
+  const from = raw.from ?? dayString(clampDay(dayNumber(to) - 29));
   const days = dayNumber(to) - dayNumber(from) + 1;
   if (days < 1) throw new ReportParamError('to', 'must not be before from');
   if (days > MAX_PERIOD_DAYS)
@@ -197,6 +209,10 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
     throw new ReportParamError(raw.cfrom ? 'cfrom' : 'cto', 'needs compare=custom');
   }
 
+  if (compare && compare.from < FIRST_DATE) {
+    throw new ReportParamError('compare', `the compared period would start before ${FIRST_DATE}`);
+  }
+
   const bucket = raw.bucket ?? defaultBucket(days);
   if (bucket === 'hour' && days * 24 > MAX_BUCKETS) {
     throw new ReportParamError('bucket', 'hour buckets cover at most 31 days');
@@ -209,6 +225,14 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
     throw new ReportParamError('bucket', 'hour buckets cover at most 31 days (the compared period too)');
   }
   const f = raw.f ?? [];
+  if (f.length > MAX_FILTERS) throw new ReportParamError('f', `at most ${MAX_FILTERS} filters`);
+  const limit = raw.limit ?? DEFAULT_LIMIT;
+  if (raw.daily === '1' && days * limit > MAX_DAILY_ROWS) {
+    throw new ReportParamError(
+      'daily',
+      `daily=1 answers at most ${MAX_DAILY_ROWS} rows per breakdown (days × limit): shorten the period or lower limit`,
+    );
+  }
   return {
     period: { from, to },
     compare,
@@ -216,6 +240,6 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
     filters: f.map(parseFilter),
     daily: raw.daily === '1',
     deep: raw.deep === '1',
-    limit: raw.limit ?? DEFAULT_LIMIT,
+    limit,
   };
 }

@@ -1,5 +1,5 @@
 import { bucketSlots, dayNumber, dayString } from './buckets.ts';
-import type { DuckDb, Row } from './duckdb.ts';
+import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import { type Period, type ReportParams, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
 import { buildReportQuery, FAST_MAX_DAYS } from './report-sql.ts';
 import type { Breakdowns, ChartPoint, DailyBreakdowns, Metrics, Report } from './report-types.ts';
@@ -43,8 +43,8 @@ export function metrics(s: Sums): Metrics {
   };
 }
 
-async function plan(db: DuckDb, timeZone: string, period: Period): Promise<TimePlan> {
-  return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to)));
+async function plan(db: DuckDb, timeZone: string, period: Period, options: ReadOptions): Promise<TimePlan> {
+  return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to), options));
 }
 
 function chart(rows: Row[], params: ReportParams, period: Period, timePlan: TimePlan): ChartPoint[] {
@@ -105,12 +105,13 @@ export async function runReport(
   site: string,
   timeZone: string,
   params: ReportParams,
+  options: ReadOptions = {},
 ): Promise<Report> {
   const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
   const compare = params.compare;
   const [mainPlan, comparePlan] = await Promise.all([
-    plan(db, timeZone, params.period),
-    compare ? plan(db, timeZone, compare) : Promise.resolve(null),
+    plan(db, timeZone, params.period, options),
+    compare ? plan(db, timeZone, compare, options) : Promise.resolve(null),
   ]);
   // the stored previous visits answer for short unfiltered periods (report-sql.ts, `fast`)
   const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
@@ -119,6 +120,7 @@ export async function runReport(
   const [rows, compareRows] = await Promise.all([
     db.read(
       buildReportQuery({ ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily }),
+      options,
     ),
     comparePlan
       ? db.read(
@@ -129,6 +131,7 @@ export async function runReport(
             pagesAndEvents: false,
             daily: false,
           }),
+          options,
         )
       : Promise.resolve(null),
   ]);

@@ -42,6 +42,7 @@ export function operatorRoutes(deps: QueryDeps) {
           lag_events: deps.analytics.tailer.lag,
           stuck_streams: deps.analytics.tailer.stuck,
           unreadable_records: deps.analytics.tailer.unreadable,
+          failing: deps.analytics.tailer.failing ?? null,
         },
         ingest: await gatewayHealth(deps.instance.paths.run),
         key_on_volume: deps.instance.keyOnVolume,

@@ -1,4 +1,4 @@
-import type { Site } from '@footfall/control';
+import { canonicalTimeZone, type Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -12,6 +12,7 @@ import {
   ReportParamError,
   type ReportParams,
 } from '../engine/index.ts';
+import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 
 const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
@@ -31,6 +32,12 @@ function params(query: RawReportQuery, allowed: readonly string[], site: Site, n
   }
 }
 
+/**
+ * The site's zone as the analytics engine is given it: Intl's name for it, which every ICU knows
+ * (`Europe/Kyiv` is handed over as `Europe/Kiev`); answers carry the name the owner chose.
+ */
+const engineZone = (site: Site): string => canonicalTimeZone(site.timezone);
+
 /** A whole number query parameter within bounds, or the default. */
 function intParam(value: string | undefined, name: string, def: number, max: number): number {
   if (value === undefined) return def;
@@ -45,16 +52,23 @@ function intParam(value: string | undefined, name: string, def: number, max: num
 /**
  * The read routes of one site: the report (cached until a commit touches its range), its CSV,
  * right-now numbers, the recent feed, the live stream, heatmap, retention and one visitor's path.
+ * Every read runs under `reads`: stopped when its client leaves or its time limit passes.
  */
-export function reportRoutes(a: Analytics, now: () => number = Date.now) {
-  const report = async (site: Site, p: ReportParams) => {
+export function reportRoutes(a: Analytics, reads: ReadControl, now: () => number = Date.now) {
+  const report = async (c: Context<AuthEnv>, site: Site, p: ReportParams) => {
+    // the site's zone as the engine knows it; the answer says it as the owner chose it
     const key = `${site.id}|${site.timezone}|${JSON.stringify(p)}`;
     const hit = a.cache.get<Awaited<ReturnType<typeof a.engine.report>>>(key);
     if (hit) return hit;
-    const value = await a.engine.report({ site: site.id, timeZone: site.timezone, params: p });
+    // stored under the generation before the query: a batch committed meanwhile makes it stale
+    const generation = a.cache.generation;
+    const value = await reads.run(c, async (signal) => ({
+      ...(await a.engine.report({ site: site.id, timeZone: engineZone(site), params: p, signal })),
+      time_zone: site.timezone,
+    }));
     const ranges = [dateRangeSpan(p.period.from, p.period.to)];
     if (p.compare) ranges.push(dateRangeSpan(p.compare.from, p.compare.to));
-    a.cache.set(key, site.id, ranges, value);
+    a.cache.set(key, site.id, ranges, value, generation);
     return value;
   };
 
@@ -62,19 +76,19 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
   const periodQuery = (c: Context<AuthEnv>) => {
     const site = c.get('site');
     const p = params(c.req.queries(), PERIOD_PARAMS, site, now());
-    return { site: site.id, timeZone: site.timezone, period: p.period, filters: p.filters };
+    return { site: site.id, timeZone: engineZone(site), period: p.period, filters: p.filters };
   };
 
   return new Hono<AuthEnv>()
     .get('/sites/:site/report', siteRead(), async (c) => {
       const site = c.get('site');
-      return c.json(await report(site, params(c.req.queries(), REPORT_PARAMS, site, now())));
+      return c.json(await report(c, site, params(c.req.queries(), REPORT_PARAMS, site, now())));
     })
     .get('/sites/:site/export.csv', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
       const p = params({ limit: [String(CSV_BREAKDOWN_ROWS)], ...query }, REPORT_PARAMS, site, now());
-      const csv = reportCsv(await report(site, p));
+      const csv = reportCsv(await report(c, site, p));
       c.header('Content-Type', 'text/csv; charset=utf-8');
       c.header(
         'Content-Disposition',
@@ -84,18 +98,23 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
     })
     .get('/sites/:site/now', siteRead(), async (c) => {
       const limit = intParam(c.req.query('limit'), 'limit', 20, 200);
-      return c.json(await a.engine.now({ site: c.get('site').id, limit }));
+      const site = c.get('site').id;
+      return c.json(await reads.run(c, (signal) => a.engine.now({ site, limit, signal })));
     })
     .get('/sites/:site/events', siteRead(), async (c) => {
       const limit = intParam(c.req.query('limit'), 'limit', 50, 500);
-      return c.json({ events: await a.engine.recentEvents({ site: c.get('site').id, limit }) });
+      const site = c.get('site').id;
+      const events = await reads.run(c, (signal) => a.engine.recentEvents({ site, limit, signal }));
+      return c.json({ events });
     })
-    .get('/sites/:site/report/heatmap', siteRead(), async (c) =>
-      c.json(await a.engine.heatmap(periodQuery(c))),
-    )
-    .get('/sites/:site/report/retention', siteRead(), async (c) =>
-      c.json(await a.engine.retention(periodQuery(c))),
-    )
+    .get('/sites/:site/report/heatmap', siteRead(), async (c) => {
+      const q = periodQuery(c);
+      return c.json(await reads.run(c, (signal) => a.engine.heatmap({ ...q, signal })));
+    })
+    .get('/sites/:site/report/retention', siteRead(), async (c) => {
+      const q = periodQuery(c);
+      return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
+    })
     .get('/sites/:site/journey/:visitor', siteRead(), async (c) => {
       const visitor = c.req.param('visitor');
       if (!/^[A-Za-z0-9_-]{8,64}$/.test(visitor)) {
@@ -103,7 +122,8 @@ export function reportRoutes(a: Analytics, now: () => number = Date.now) {
           field: 'visitor',
         });
       }
-      return c.json(await a.engine.journey({ site: c.get('site').id, visitor }));
+      const site = c.get('site').id;
+      return c.json(await reads.run(c, (signal) => a.engine.journey({ site, visitor, signal })));
     })
     .get('/sites/:site/live', siteRead(), (c) => {
       const site = c.get('site').id;

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DuckDb, EngineBusyError, openDuckDb, QueryAbortedError } from './duckdb.ts';
+
+/** A statement that would run for minutes: only an interrupt ends it. */
+const ENDLESS = { sql: 'SELECT count(*) AS n FROM range(100000000000)', params: [] };
+const QUICK = { sql: 'SELECT 42 AS n', params: [] };
+
+let db: DuckDb | undefined;
+afterEach(() => db?.close());
+const open = async () => {
+  db = await openDuckDb({ path: ':memory:', threads: 2, memoryLimit: '128MB' });
+  return db;
+};
+
+describe('reads under a signal', () => {
+  it('interrupts a running statement when its signal aborts, and the connection serves the next read', async () => {
+    const d = await open();
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(new Error('client gone')), 200);
+    const error = await d.read(ENDLESS, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueryAbortedError);
+    expect((error as QueryAbortedError).reason).toMatchObject({ message: 'client gone' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(await d.read(QUICK)).toEqual([{ n: 42 }]);
+    expect(await d.read(QUICK)).toEqual([{ n: 42 }]);
+  });
+
+  it('stops at a time limit given as AbortSignal.timeout, with a TimeoutError as the reason', async () => {
+    const d = await open();
+    const error = await d.read(ENDLESS, { signal: AbortSignal.timeout(150) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueryAbortedError);
+    expect((error as QueryAbortedError).reason).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('answers live reads while every report connection is busy', async () => {
+    const d = await open();
+    const controller = new AbortController();
+    const heavy = [1, 2, 3].map(() => d.read(ENDLESS, { signal: controller.signal }).catch(() => 'stopped'));
+    expect(await d.read(QUICK, { lane: 'live' })).toEqual([{ n: 42 }]);
+    controller.abort();
+    expect(await Promise.all(heavy)).toEqual(['stopped', 'stopped', 'stopped']);
+  });
+
+  it('takes a waiting read out of the queue when its signal aborts, and refuses reads past the queue bound', async () => {
+    const d = await open();
+    const running = new AbortController();
+    const busy = [1, 2].map(() => d.read(ENDLESS, { signal: running.signal }).catch(() => 'stopped'));
+    const leaving = new AbortController();
+    const waiting = d.read(QUICK, { signal: leaving.signal }).catch((e: unknown) => e);
+    leaving.abort();
+    expect(await waiting).toBeInstanceOf(QueryAbortedError);
+    const queued = Array.from({ length: 16 }, () => d.read(QUICK));
+    await expect(d.read(QUICK)).rejects.toBeInstanceOf(EngineBusyError);
+    running.abort();
+    await Promise.all(busy);
+    // the queued reads run once connections come back: the aborted one did not hold a place
+    expect(await Promise.all(queued)).toHaveLength(16);
+  });
+});

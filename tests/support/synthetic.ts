@@ -1,0 +1,56 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { createLogger } from '@footfall/http';
+import { openAnalytics } from '@footfall/query';
+
+/**
+ * Fills an analytics database with synthetic visits of one site straight in SQL, for tests that
+ * need reports heavy enough to run for seconds (loading that many events through the gateway would
+ * take minutes). `visits` visits spread over `days` days before `endMs`, each of 1 to 5 pageviews
+ * of 400 paths, by a third as many visitors. The rows are what the loader would store, but for
+ * the previous-visit columns (left NULL: only short unfiltered reports read them).
+ */
+export async function synthesizeVisits(
+  path: string,
+  o: { site: string; visits: number; days: number; endMs: number },
+): Promise<void> {
+  // migrate a fresh file first, as the query service would
+  const analytics = await openAnalytics({
+    walRoot: `${path}.nowal`,
+    engine: { path, threads: 2, memoryLimit: '1GB' },
+    logger: createLogger({ level: 'silent', name: 'synthetic' }),
+  });
+  await analytics.engine.close();
+  const instance = await DuckDBInstance.create(path, { threads: '2', memory_limit: '2GB' });
+  const c = await instance.connect();
+  await c.run("SET TimeZone = 'UTC'");
+  const stepMs = Math.floor((o.days * 86_400_000) / o.visits);
+  const start = o.endMs - o.days * 86_400_000;
+  const channels = "['Direct','Organic Search','Referral','Email','Organic Social','Paid Search']";
+  await c.run(
+    `CREATE TEMP TABLE v AS
+     SELECT i, $1::VARCHAR AS site, 'syn' || (i % ${Math.max(1, Math.floor(o.visits / 3))}) AS visitor,
+       make_timestamptz((($2 + i * $3) * 1000)::BIGINT) AS started_at, 1 + (i % 5) AS pageviews,
+       ${channels}[1 + (i % 6)] AS channel, ['desktop','mobile','tablet'][1 + (i % 3)] AS device,
+       ['US','DE','FR','GB','IN','BR'][1 + (i % 6)] AS country
+     FROM range(${o.visits}) t(i)`,
+    [o.site, start, stepMs],
+  );
+  await c.run(
+    `INSERT INTO sessions (site, session_id, visitor, visitor_key, started_at, last_at, ended_at, duration_ms,
+       pageviews, events, channel, referrer, entry_page, exit_page, country, device, browser, os, language)
+     SELECT site, i, visitor, md5_number_lower(visitor), started_at, started_at + to_minutes(pageviews - 1),
+       started_at + to_minutes(pageviews - 1), (pageviews - 1) * 60000, pageviews, (i % 4 = 0)::INTEGER, channel,
+       CASE WHEN channel = 'Referral' THEN 'ref' || (i % 50) || '.example' END, '/p' || (i % 400),
+       '/p' || ((i + pageviews - 1) % 400), country, device, 'Chrome', 'Windows', 'en'
+     FROM v`,
+  );
+  await c.run(
+    `INSERT INTO events (site, id, ts, kind, host, path, visitor, visitor_key, id_mode, channel, device,
+       session_id, visit_start, visit_first)
+     SELECT site, 'syn-' || i || '-' || k, started_at + to_minutes(k), 'pv', 'example.com', '/p' || ((i + k) % 400),
+       visitor, md5_number_lower(visitor), 'cookie', channel, device, i, started_at, true
+     FROM v, range(5) r(k) WHERE k < pageviews`,
+  );
+  c.closeSync();
+  instance.closeSync();
+}
