@@ -47,7 +47,7 @@ describe('operator endpoints', () => {
     expect(body.uptime_seconds).toBeGreaterThanOrEqual(5);
     expect(body.key_on_volume).toBe(true);
     expect((body.memory as { kind: string }).kind).toBe('rss');
-    expect(body.writer).toEqual({ lag_events: 0, stuck_streams: [], unreadable_records: 0 });
+    expect(body.writer).toEqual({ lag_events: 0, stuck_streams: [], unreadable_records: 0, failing: null });
     const usage = await a.request('/_footfall/usage', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(usage.status).toBe(200);
     expect((await usage.json()) as object).toHaveProperty('disk.free_bytes');
