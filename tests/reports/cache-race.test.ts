@@ -54,16 +54,23 @@ describe('the report cache and a batch that commits while a report is computed',
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let answered!: () => void;
+    const firstAnswer = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
     let computed = 0;
     analytics.engine.report = async (q) => {
-      computed++;
+      const n = ++computed;
       const answer = await real(q);
-      if (computed === 1) await held;
+      if (n === 1) {
+        answered();
+        await held;
+      }
       return answer;
     };
     const racing = get();
-    while (computed === 0) await new Promise((r) => setTimeout(r, 5));
-    await commit([pageview(site.id, at, 'second002')]);
+    await firstAnswer; // the query has read one pageview...
+    await commit([pageview(site.id, at, 'second002')]); // ...when the second batch commits
     release();
     expect(await racing).toBe(1); // computed before the second batch: fine to answer once
 
