@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the whole test suite with vitest and ends with one line `N passed, N failed` that counts
+// Builds Footfall (scripts/build.ts: the tests that start processes run the built command), then
+// runs the whole test suite with vitest and ends with one line `N passed, N failed` that counts
 // every test vitest ran, so CI and people read the same total. Extra arguments go to vitest.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,15 @@ const outDir = join(root, '.test-results');
 const outFile = join(outDir, 'vitest.json');
 mkdirSync(outDir, { recursive: true });
 rmSync(outFile, { force: true });
+
+const build = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build.ts')], {
+  stdio: 'inherit',
+  cwd: root,
+});
+if (build.status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const run = spawnSync(

@@ -10,6 +10,7 @@ import type { DocumentedApp } from './documented-app.ts';
 
 /** Runs setup through the checked API; the owner's agent. */
 export async function setupOwner(h: DocumentedApp): Promise<Agent> {
+  expect((await h.call('GET', '/livez')).json()).toEqual({ status: 'up' });
   expect((await h.call('GET', '/api/v1/health')).status).toBe(200);
   expect((await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: true });
   const bad = { token: 'not-the-token-at-all', email: 'owner@example.com', password: PASSWORD };

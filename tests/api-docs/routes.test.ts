@@ -55,8 +55,9 @@ describe('docs/openapi.yaml', () => {
   });
 
   it('documents the ingest routes the gateway answers itself', () => {
+    // GET /livez is answered by both processes, each for itself: documented once, as public
     const fromApp = [
-      ...registered(createIngestApp(gateway.gateway.deps).routes),
+      ...registered(createIngestApp(gateway.gateway.deps).routes).filter((r) => r !== 'GET /livez'),
       ...Object.keys(POST_ROUTES).map((path) => `POST ${path}`),
     ];
     // OPTIONS /api/e is the CORS middleware's preflight, registered as ALL

@@ -33,8 +33,29 @@ describe('first boot', () => {
     await two.stop();
     const token1 = LINK.exec(link1!)?.[2];
     expect(m2[2]).toBe(token1);
-    // the link is printed once per start, by the supervisor only
+    // the link is printed once per start, by footfall start only (not by its query service)
     expect(two.output().match(new RegExp(LINK.source, 'g'))).toHaveLength(1);
+  });
+
+  it("tells a person each FOOTFALL_SITES site's id and the exact script tag", async () => {
+    const ff = await startFootfall({
+      FOOTFALL_SITES: 'www.example.org,https://Blog.Example.com/posts',
+      FOOTFALL_BASE_URL: 'https://stats.example.com',
+      FOOTFALL_API_TOKEN: 'first-boot-token-0123456789',
+    });
+    const tags = /(example\.org) \(site id ([a-z2-9]{10})\)\n\s+(<script .*><\/script>)/;
+    const [, domain, id, tag] = await ff.waitForOutput(tags);
+    expect(domain).toBe('example.org');
+    expect(tag).toBe(`<script defer src="https://stats.example.com/js/${id}.js"></script>`);
+    expect(ff.output()).toMatch(/blog\.example\.com \(site id [a-z2-9]{10}\)/);
+    // the id printed is the site's id in the API
+    const sites = (await (
+      await fetch(`${ff.url}/api/v1/sites`, {
+        headers: { authorization: 'Bearer first-boot-token-0123456789' },
+      })
+    ).json()) as { sites: { id: string; domain: string }[] };
+    expect(sites.sites.find((s) => s.domain === 'example.org')?.id).toBe(id);
+    await ff.stop();
   });
 
   it('uses FOOTFALL_BASE_URL and FOOTFALL_SETUP_TOKEN in the link', async () => {

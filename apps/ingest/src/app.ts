@@ -1,4 +1,4 @@
-import { notFound, onError } from '@footfall/http';
+import { livenessRoutes, notFound, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import type { IngestDeps } from './deps.ts';
@@ -6,7 +6,7 @@ import { preflightRoutes } from './routes/preflight.ts';
 import { scriptRoutes } from './routes/script.ts';
 
 /**
- * The gateway's own Hono routes (tracker scripts, CORS preflight, webhooks). `POST /api/e` and
+ * The gateway's own Hono routes (tracker scripts, CORS preflight, webhooks, its liveness). `POST /api/e` and
  * `POST /api/crawl` are answered before this app, on node:http (post-handler.ts); everything else
  * never reaches it: the front door forwards it to the query service.
  */
@@ -15,6 +15,7 @@ export function createIngestApp(deps: IngestDeps) {
   app.use('*', timing({ crossOrigin: true }));
   app.onError(onError(deps.logger));
   app.notFound(notFound);
+  app.route('/', livenessRoutes());
   app.route('/', preflightRoutes());
   app.route('/', scriptRoutes(deps));
   return app;

@@ -1,10 +1,15 @@
 import { type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { Logger } from '@footfall/http';
+import { LIVENESS_PATH } from '@footfall/http';
 
 /** Paths the gateway answers itself; everything else goes to the query service. */
 export function isIngestPath(path: string): boolean {
   return (
-    path === '/api/e' || path === '/api/crawl' || path.startsWith('/js/') || path.startsWith('/webhooks/')
+    path === '/api/e' ||
+    path === '/api/crawl' ||
+    path.startsWith('/js/') ||
+    path.startsWith('/webhooks/') ||
+    path === LIVENESS_PATH
   );
 }
 

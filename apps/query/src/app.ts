@@ -1,4 +1,4 @@
-import { notFound, onError } from '@footfall/http';
+import { livenessRoutes, notFound, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import { accessGuard } from './auth/guard.ts';
@@ -26,6 +26,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', accessGuard(deps));
   app.onError(onError(deps.logger));
   app.notFound(notFound);
+  app.route('/', livenessRoutes());
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));
   app.route('/api/v1', sessionRoutes(deps));

@@ -94,9 +94,10 @@ export async function startQueryService(config: Config, logger: Logger): Promise
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const socketPath = instance.paths.querySocket;
   await removeStaleSocket(socketPath);
+  // tailing starts first, so Health's backlog is known from the first answer on
+  await analytics.tailer.start();
   await listen(server, { path: socketPath });
   await chmod(socketPath, 0o600);
-  await analytics.tailer.start();
   logger.info({ socket: socketPath }, 'query service listening');
   return {
     socketPath,

@@ -98,6 +98,7 @@ describe('Tailer', () => {
       batchSize: 1,
     });
     await tailer.init();
+    expect(tailer.lag).toBe(4); // known before the first batch
     expect(await tailer.poll()).toBe(1);
     expect(tailer.lag).toBe(3);
     expect(await tailer.drain()).toBe(3);

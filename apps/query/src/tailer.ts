@@ -65,9 +65,18 @@ export class Tailer {
     this.#running = this.#loop();
   }
 
-  /** Loads the stored positions (start does this; tests drive poll and drain by hand after it). */
+  /**
+   * Loads the stored positions and measures the lag (start does this; tests drive poll and drain
+   * by hand after it), so Health never reports an empty backlog before the first batch is read.
+   */
   async init(): Promise<void> {
     this.#positions = await this.#o.target.positions();
+    let lag = 0;
+    for (const stream of await listWalStreams(this.#o.walRoot)) {
+      const last = await (await this.#reader(stream)).lastSeq();
+      lag += Math.max(0, Number(last - (this.#positions.get(stream) ?? 0n)));
+    }
+    this.#lag = lag;
   }
 
   /** One batch across all streams; resolves with the number of WAL records it consumed. */

@@ -1,12 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { type Config, ConfigError, describeConfig, loadConfig } from '@footfall/config';
+import { type Config, ConfigError, loadConfig } from '@footfall/config';
 import { createLogger, type Logger } from '@footfall/http';
-import { footfallVersion, prepareInstance } from '@footfall/instance';
-import { runAdmin } from './admin/admin.ts';
-import { INGEST_NODE_FLAGS } from './node-flags.ts';
-import { announceSetup } from './setup-link.ts';
-import { isSetupDone } from './setup-state.ts';
-import { Supervisor } from './supervisor.ts';
+import { footfallVersion } from '@footfall/instance';
+import { watchParent } from './parent.ts';
 
 const BIN = fileURLToPath(new URL('../bin/footfall.mjs', import.meta.url));
 
@@ -14,17 +10,26 @@ const HELP = `footfall ${'<version>'}: self-hosted web analytics
 
 Usage: footfall <command>
 
-  start     run the ingest gateway and the query service, restarting a crashed one
+  start     run Footfall: the ingest gateway, and under it the query service (restarted if it stops)
   ingest    run only the ingest gateway (the front door on FOOTFALL_ADDR)
   query     run only the query service (reached through the gateway)
   config    print the effective configuration, secrets masked
+  live      exit 0 when the ingest or query service on this machine is up (health checks)
   version   print the version
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
 
-/** Entry point of the `footfall` command. */
+/** A running service: what `stop` drains. */
+interface Service {
+  stop(): Promise<void>;
+}
+
+/**
+ * Entry point of the `footfall` command. Each command loads only what it runs (imports below are
+ * dynamic): the gateway never loads DuckDB, and `footfall config` loads neither service.
+ */
 export async function main(argv: string[]): Promise<void> {
   const [command = 'help', ...rest] = argv;
   if (command === 'version' || command === '--version') return void console.log(footfallVersion());
@@ -35,32 +40,35 @@ export async function main(argv: string[]): Promise<void> {
   // every file any library creates in the data directory (SQLite, DuckDB, WAL) is ours alone
   process.umask(0o077);
   switch (command) {
-    case 'config':
+    case 'config': {
+      const { describeConfig } = await import('@footfall/config');
       console.log(describeConfig(config).join('\n'));
       return;
+    }
     case 'start':
-      return runSupervisor(config);
-    case 'admin':
+      return runStart(config);
+    case 'live': {
+      const { checkLive } = await import('./live.ts');
+      process.exitCode = await checkLive(rest[0], config);
+      return;
+    }
+    case 'admin': {
+      const { runAdmin } = await import('./admin/admin.ts');
       process.exitCode = await runAdmin(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
       });
       return;
-    // Each service is imported by its own command only: the gateway never loads DuckDB (about
-    // 60 MB of resident memory) and the query service never loads the ingest pipeline.
+    }
     case 'ingest':
-      return runProcess('ingest', config, async (logger) => {
-        const { startIngestGateway } = await import('@footfall/ingest');
-        return startIngestGateway(config, logger);
-      });
+      return runProcess('ingest', config, (logger) => startGateway(config, logger));
     case 'query':
       return runProcess('query', config, async (logger) => {
         const { startQueryService } = await import('@footfall/query');
         const service = await startQueryService(config, logger);
-        if (!rest.includes('--no-setup-link')) {
-          const instance = prepareInstance(config);
-          announceSetup(config, instance, isSetupDone(instance));
-        }
+        // run alone (a container): it tells a person what to do next; under `footfall start`
+        // the gateway process does
+        if (!rest.includes('--no-setup-link')) await announce(config);
         return service;
       });
     default:
@@ -83,66 +91,93 @@ function readConfig(): Config {
   }
 }
 
-/** Runs one service until SIGTERM/SIGINT, then drains it and exits. */
-async function runProcess(
-  name: string,
-  config: Config,
-  start: (logger: Logger) => Promise<{ stop(): Promise<void> }>,
-): Promise<void> {
+async function startGateway(config: Config, logger: Logger): Promise<Service> {
+  const { startIngestGateway } = await import('@footfall/ingest');
+  return startIngestGateway(config, logger);
+}
+
+/** Prints the setup link while setup is not done, and each FOOTFALL_SITES site's script tag. */
+async function announce(config: Config): Promise<void> {
+  const { announceStart } = await import('./announce.ts');
+  await announceStart(config);
+}
+
+/**
+ * Runs one service until SIGTERM/SIGINT, then drains it and exits. Started by `footfall start`, it
+ * also drains when that parent goes away, however it went.
+ */
+async function runProcess(name: string, config: Config, start: (logger: Logger) => Promise<Service>) {
   const logger = createLogger({ level: config.logLevel, name });
-  // handlers first: a signal that arrives while starting drains right after the start
-  let service: { stop(): Promise<void> } | undefined;
-  let signalled: NodeJS.Signals | undefined;
-  const drain = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'draining');
-    void service!.stop().then(
+  await runUntilStopped(logger, async () => [await start(logger)]);
+}
+
+/**
+ * Installs the handlers first (a signal that arrives while starting drains right after the start),
+ * starts the services, and on SIGTERM, SIGINT, SIGHUP or the parent's death drains them all and exits.
+ */
+async function runUntilStopped(logger: Logger, start: () => Promise<Service[]>): Promise<void> {
+  let services: Service[] | undefined;
+  let signalled: string | undefined;
+  const drain = (why: string) => {
+    logger.info({ signal: why }, 'draining');
+    void Promise.all(services!.map((s) => s.stop())).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) return; // already draining; the supervisor or the platform enforces the deadline
-    signalled = signal;
-    if (service) drain(signal);
+  const stop = (why: string) => {
+    if (signalled) return; // already draining; a deadline is enforced by whoever started us
+    signalled = why;
+    if (services) drain(why);
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // a closed terminal: drain too, rather than Node's default of exiting at once
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  watchParent(() => stop('parent exited'));
   try {
-    service = await start(logger);
+    services = await start();
   } catch (e) {
-    logger.fatal({ err: { message: (e as Error).message } }, `${name} could not start`);
+    logger.fatal({ err: { message: (e as Error).message } }, 'could not start');
     process.exit(1);
   }
   if (signalled) drain(signalled);
 }
 
-async function runSupervisor(config: Config): Promise<void> {
-  const logger = createLogger({ level: config.logLevel, name: 'footfall' });
-  let instance: ReturnType<typeof prepareInstance>;
+/**
+ * `footfall start`: this process is the ingest gateway, and it runs the query service as a child,
+ * restarting it with backoff when it stops. Two processes, not three: a separate supervisor
+ * process cost about 40 MiB of resident memory for a loop that waits (BENCHMARKS.md, Footprint).
+ * The query service is started first, since it takes longest; the gateway answers 503 for it until
+ * it listens. SIGTERM, SIGINT or the death of whatever started us drains both.
+ */
+async function runStart(config: Config): Promise<void> {
+  const logger = createLogger({ level: config.logLevel, name: 'ingest' });
+  const supervisorLogger = createLogger({ level: config.logLevel, name: 'footfall' });
+  const { prepareInstance } = await import('@footfall/instance');
   try {
-    instance = prepareInstance(config);
+    prepareInstance(config);
   } catch (e) {
-    logger.fatal({ err: { message: (e as Error).message } }, 'cannot prepare the data directory');
+    supervisorLogger.fatal({ err: { message: (e as Error).message } }, 'cannot prepare the data directory');
     process.exit(1);
   }
-  logger.info({ version: footfallVersion(), dataDir: config.dataDir }, 'starting');
-  const supervisor = new Supervisor({
-    logger,
-    drainMs: config.drainSeconds * 1000,
-    children: [
-      { name: 'query', args: [BIN, 'query', '--no-setup-link'] },
-      { name: 'ingest', args: [...INGEST_NODE_FLAGS, BIN, 'ingest'] },
-    ],
+  supervisorLogger.info({ version: footfallVersion(), dataDir: config.dataDir }, 'starting');
+  const { Supervisor } = await import('./supervisor.ts');
+  await runUntilStopped(logger, async () => {
+    const query = new Supervisor({
+      logger: supervisorLogger,
+      drainMs: config.drainSeconds * 1000,
+      children: [{ name: 'query', args: [BIN, 'query', '--no-setup-link'] }],
+    });
+    query.start();
+    const children: Service = { stop: () => query.stop('SIGTERM') };
+    try {
+      const gateway = await startGateway(config, logger);
+      await announce(config);
+      return [gateway, children];
+    } catch (e) {
+      await query.stop('SIGTERM');
+      throw e;
+    }
   });
-  supervisor.start();
-  announceSetup(config, instance, isSetupDone(instance));
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: draining children');
-    void supervisor.stop('SIGTERM').then(() => process.exit(0));
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
 }

@@ -1,6 +1,8 @@
 /**
- * Node options the ingest gateway runs with, wherever it is started: by `footfall start`, by the
- * ingest image (Dockerfile.ingest repeats them) and by the ingest benchmark.
+ * Node options the ingest gateway runs with, wherever it is started: `footfall start` is the
+ * gateway process, so the `footfall` command's shebang (bin/footfall.mjs), `pnpm start`
+ * (package.json), the systemd unit and the ingest image's command (Dockerfile) all repeat them
+ * (tests/foundation/images.test.ts checks each), and the ingest benchmark uses them.
  *
  * `--max-semi-space-size=32` (MiB; V8's default here is 16): a busy gateway holds every event's
  * request, answer and record from its arrival until its group commit is on the disk, so each

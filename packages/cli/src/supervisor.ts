@@ -20,8 +20,9 @@ export interface SupervisorOptions {
 }
 
 /**
- * `footfall start`: runs each child, restarts a crashed one with exponential backoff, forwards
- * SIGTERM/SIGINT to all of them and gives them the drain time before killing what is left.
+ * Runs child processes of this one (`footfall start` runs the query service so), restarts a crashed
+ * one with exponential backoff, sends SIGTERM to all of them on stop and gives them the drain time
+ * before killing what is left.
  */
 export class Supervisor {
   readonly #opts: Required<SupervisorOptions>;
@@ -67,7 +68,8 @@ export class Supervisor {
 
   #spawn(spec: ChildSpec): void {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, spec.args, { stdio: 'inherit' });
+    // the IPC channel lets the child notice this process's death, however it comes (parent.ts)
+    const child = spawn(process.execPath, spec.args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
     this.#running.set(spec.name, child);
     this.#opts.logger.info({ child: spec.name, pid: child.pid }, 'child started');
     child.once('exit', (code, signal) => {

@@ -1,4 +1,4 @@
-import type { Config } from './config.ts';
+import { type Config, NOT_YET_USED } from './config.ts';
 import { formatAddr } from './parse-values.ts';
 
 const MASK = '********';
@@ -41,6 +41,7 @@ export function describeConfig(config: Config): string[] {
     ['FOOTFALL_UPDATE_CHECK', config.updateCheck ? 'on' : 'off'],
     ['FOOTFALL_ENGINE_THREADS', show(config.engineThreads)],
     ['FOOTFALL_ENGINE_MEMORY', config.engineMemory],
+    ['FOOTFALL_QUERY_TIMEOUT_SECONDS', show(config.queryTimeoutSeconds)],
     ['FOOTFALL_DRAIN_SECONDS', show(config.drainSeconds)],
     ['FOOTFALL_LOG_LEVEL', config.logLevel],
     ['FOOTFALL_SITES', config.sites.length ? config.sites.join(',') : '(not set)'],
@@ -50,5 +51,5 @@ export function describeConfig(config: Config): string[] {
   if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
   if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);
   if (config.platform) rows.push(['(hosting platform)', config.platform]);
-  return rows.map(([k, val]) => `${k}=${val}`);
+  return rows.map(([k, val]) => `${k}=${val}${NOT_YET_USED.has(k) ? ' (not yet used)' : ''}`);
 }

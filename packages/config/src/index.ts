@@ -5,6 +5,7 @@ export {
   type LoadOptions,
   type LogLevel,
   loadConfig,
+  NOT_YET_USED,
   type Platform,
   SECRET_VARIABLES,
   VARIABLES,

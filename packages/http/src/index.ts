@@ -6,6 +6,7 @@ export {
   type ErrorBody,
   type ErrorCode,
 } from './errors.ts';
+export { LIVENESS_PATH, livenessRoutes } from './liveness.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { errorResponse, notFound, onError } from './on-error.ts';
 export { boundPort, drainServer, listen } from './server.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildTracker, sizeOf, TRACKER_BUDGETS, TRACKER_VARIANTS } from './build.ts';
+import { buildTracker } from './build.ts';
 import { renderTracker } from './render.ts';
+import { sizeOf, TRACKER_BUDGETS, TRACKER_VARIANTS } from './variants.ts';
 
 // Site ids are 10 random characters (packages/control); the budget is checked at that length.
 const TYPICAL_SITE = 'k3m9x2p7qa';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { buildTracker, PLACEHOLDERS, type TrackerVariant } from './build.ts';
+import { buildTracker } from './build.ts';
+import { PLACEHOLDERS, type TrackerVariant } from './variants.ts';
 
 /** What the gateway knows about the site whose script it serves at `GET /js/<site id>.js`. */
 export interface RenderTrackerOptions {

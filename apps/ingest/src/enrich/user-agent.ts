@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Device } from '@footfall/schema';
+import parseUa from 'ua-parser-js';
 import { Lru } from './lru.ts';
 
 /** The parts of a user agent that reports break down by. */
@@ -14,17 +14,6 @@ export interface UserAgentInfo {
   osVersion: string | null;
   device: Device;
 }
-
-/** The subset of ua-parser-js@1's result used here (the package ships no types). */
-interface UAParserResult {
-  browser: { name?: string; major?: string };
-  os: { name?: string; version?: string };
-  device: { type?: string };
-}
-type UAParserFn = (ua: string) => UAParserResult;
-
-// ua-parser-js@1 is a UMD module: called as a function with a string it returns the result.
-const parseUa = createRequire(import.meta.url)('ua-parser-js') as UAParserFn;
 
 /**
  * Names merged so one browser is one row: the device column already says "mobile", so

@@ -4,7 +4,7 @@
  * accident. tests/accounts/access-walk.test.ts calls every registered route with every kind of
  * caller against this table.
  *
- * - `public`: anyone (health, the setup state).
+ * - `public`: anyone (liveness, health, the setup state).
  * - `setup`: anyone holding the setup token, only until the first owner exists.
  * - `sign-in`: anyone; JSON only; password and code checks are rate limited.
  * - `viewer`: any signed-in person, an API key or FOOTFALL_API_TOKEN (read-only).
@@ -16,6 +16,7 @@
 export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner' | 'operator';
 
 export const ROUTE_ACCESS = {
+  'GET /livez': 'public',
   'GET /api/v1/health': 'public',
 
   'GET /api/v1/setup': 'public',

@@ -8,6 +8,7 @@ import {
   createPerson,
   createSession,
   findPersonByEmail,
+  isSetupDoneAt,
   openControlDb,
   verifyPassword,
   writeAnalyticsBeforeUpgrade,
@@ -15,7 +16,6 @@ import {
 } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSetupDone } from '../setup-state.ts';
 import { runAdmin } from './admin.ts';
 
 let root: string;
@@ -118,15 +118,15 @@ describe('footfall admin', () => {
   });
 });
 
-describe('isSetupDone', () => {
+describe('isSetupDoneAt', () => {
   it('is false without a database or an owner, true once an owner exists', async () => {
-    const instance = prepareInstance(config);
-    expect(isSetupDone(instance)).toBe(false);
+    const { controlDb } = prepareInstance(config).paths;
+    expect(isSetupDoneAt(controlDb)).toBe(false);
     const ctl = open();
     await createPerson(ctl, { email: 'v@example.com', password: 'password 12345', role: 'viewer' });
-    expect(isSetupDone(instance)).toBe(false);
+    expect(isSetupDoneAt(controlDb)).toBe(false);
     await createPerson(ctl, { email: 'o@example.com', password: 'password 12345', role: 'owner' });
-    expect(isSetupDone(instance)).toBe(true);
+    expect(isSetupDoneAt(controlDb)).toBe(true);
     await ctl.close();
   });
 });

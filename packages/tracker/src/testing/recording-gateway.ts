@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type IngestEvent, IngestEventSchema } from '@footfall/schema';
 import * as v from 'valibot';
-import type { TrackerVariant } from '../build.ts';
 import { renderTracker } from '../render.ts';
+import type { TrackerVariant } from '../variants.ts';
 
 /** How the stand-in answers `POST /api/e`: normally, with 503 + Retry-After, or not at all. */
 export type GatewayMode = 'up' | 'unavailable' | 'refused';

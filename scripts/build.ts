@@ -1,0 +1,79 @@
+// Builds what Footfall runs: the `footfall` command (CLI, ingest gateway, query service) bundled by
+// esbuild into plain JavaScript in packages/cli/dist, so `node` runs it with no TypeScript loader.
+// `pnpm install` runs it (the root `prepare` script); `pnpm build` runs it again after a change.
+//
+// - Every workspace package and every npm dependency is bundled, except those with native code
+//   (better-sqlite3, @duckdb/node-api, @node-rs/crc32), which stay packages installed beside the
+//   bundle: they are the CLI package's own dependencies.
+// - The gateway and the query service are separate chunks that `footfall ingest` and `footfall
+//   query` load on demand, so the gateway never loads DuckDB.
+// - The browser tracker is built here, once per variant, and the bundle carries the results in
+//   place of the esbuild call that builds it from source (packages/tracker/src/build.ts).
+// - The VERSION file's content is written into the bundle.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { buildTracker } from '../packages/tracker/src/build.ts';
+import { TRACKER_VARIANTS } from '../packages/tracker/src/variants.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = join(root, 'packages/cli/dist');
+
+/** Packages with native code: installed beside the bundle (packages/cli's own dependencies). */
+export const NATIVE_PACKAGES = ['better-sqlite3', '@duckdb/node-api', '@node-rs/crc32'];
+
+/** The tracker's build module, replaced by its prebuilt output. */
+const prebuiltTracker: Plugin = {
+  name: 'prebuilt-tracker',
+  setup(b) {
+    const source = join(root, 'packages/tracker/src/build.ts');
+    b.onResolve({ filter: /\/build\.ts$/ }, (args) => {
+      const path = join(args.resolveDir, args.path);
+      return path === source ? { path, namespace: 'prebuilt-tracker' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'prebuilt-tracker' }, () => {
+      const built = Object.fromEntries(TRACKER_VARIANTS.map((v) => [v, buildTracker(v)]));
+      return {
+        contents: `const BUILT = ${JSON.stringify(built)};
+export function buildTracker(variant = 'default') { return BUILT[variant]; }`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const started = performance.now();
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { footfall: join(root, 'packages/cli/src/main.ts') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  external: NATIVE_PACKAGES,
+  plugins: [prebuiltTracker],
+  define: {
+    __FOOTFALL_VERSION__: JSON.stringify(readFileSync(join(root, 'VERSION'), 'utf8').trim()),
+  },
+  // bundled CommonJS dependencies call require() and read __dirname: give each ES module chunk both
+  banner: {
+    js: [
+      "import { createRequire as __ffRequire } from 'node:module';",
+      "import { fileURLToPath as __ffPath } from 'node:url';",
+      "import { dirname as __ffDir } from 'node:path';",
+      'const require = __ffRequire(import.meta.url);',
+      'const __filename = __ffPath(import.meta.url);',
+      'const __dirname = __ffDir(__filename);',
+    ].join(' '),
+  },
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+  metafile: false,
+});
+console.log(`built packages/cli/dist in ${Math.round(performance.now() - started)} ms`);
