@@ -3,7 +3,8 @@
 // runs once idle, on an empty data directory and on one with demo events loaded. Each measurement
 // is kept under a label (`--label before|after`) in bench/results/footprint.json, and
 // bench/results/footprint.md shows every label beside the targets.
-// Run: pnpm bench:footprint [--label after] [--events 1000000] [--rounds 3] [--settle 10]
+// Run: pnpm bench:footprint [--label after] [--note text] [--events 1000000] [--rounds 3] [--settle 10]
+// or --render to rewrite footprint.md from footprint.json.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     events: { type: 'string', default: '1000000' },
     rounds: { type: 'string', default: '3' },
     settle: { type: 'string', default: '10' },
+    /** rewrite footprint.md from footprint.json without measuring */
+    render: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -73,7 +76,7 @@ async function tree(pid: number): Promise<{ pid: number; name: string }[]> {
 async function nameOf(pid: number): Promise<string> {
   const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
   const command = args.find((a) => ['start', 'ingest', 'query'].includes(a));
-  if (command === 'start') return 'supervisor (footfall start)';
+  if (command === 'start') return 'footfall start';
   if (command) return `footfall ${command}`;
   return args[0]?.split('/').at(-1) ?? String(pid);
 }
@@ -163,6 +166,14 @@ async function loadEvents(dataDir: string, events: number): Promise<number> {
   }
   await stop(child);
   return demo.events;
+}
+
+if (values.render) {
+  writeFileSync(
+    join(root, 'bench/results/footprint.md'),
+    markdown(JSON.parse(readFileSync(RESULTS, 'utf8'))),
+  );
+  process.exit(0);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'ff-footprint-'));
