@@ -33,6 +33,8 @@ export const DIMENSIONS = [
   'campaign',
   'source',
   'medium',
+  'term',
+  'content',
   'country',
   'region',
   'city',
@@ -43,7 +45,7 @@ export const DIMENSIONS = [
 ] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 /** Shown only with `deep=1`. */
-export const DEEP: readonly Dimension[] = ['exit_page', 'region', 'city'];
+export const DEEP: readonly Dimension[] = ['exit_page', 'term', 'content', 'region', 'city'];
 
 export interface Visit {
   identity: string;
@@ -117,6 +119,8 @@ function visitOf(identity: string, events: SentEvent[]): Visit {
       campaign: first.source.campaign,
       source: first.source.source,
       medium: first.source.medium,
+      term: first.source.term ?? null,
+      content: first.source.content ?? null,
       // FOOTFALL_GEO=off: no place
       country: null,
       region: null,

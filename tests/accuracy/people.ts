@@ -97,6 +97,9 @@ export interface Source {
   source: string | null;
   medium: string | null;
   campaign: string | null;
+  /** utm_term and utm_content (null when the landing has none) */
+  term?: string | null;
+  content?: string | null;
 }
 
 /** How a visit arrives: the query string of its first page and the referrer the browser sent. */
@@ -135,7 +138,8 @@ export const LANDINGS = {
     expect: { channel: 'AI Assistant', ...none, source: 'chatgpt.com' },
   },
   paidSocial: {
-    query: '?utm_source=facebook&utm_medium=cpc&utm_campaign=spring,sale',
+    query:
+      '?utm_source=facebook&utm_medium=cpc&utm_campaign=spring,sale&utm_term=running+shoes&utm_content=video-ad',
     referrer: 'https://m.facebook.com/',
     expect: {
       channel: 'Paid Social',
@@ -143,6 +147,8 @@ export const LANDINGS = {
       source: 'facebook',
       medium: 'cpc',
       campaign: 'spring,sale',
+      term: 'running shoes',
+      content: 'video-ad',
     },
   },
   hackerNews: {

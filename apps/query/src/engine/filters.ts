@@ -10,6 +10,8 @@ export const DIMENSION_COLUMNS: Record<VisitDimension, string> = {
   campaign: 'utm_campaign',
   source: 'utm_source',
   medium: 'utm_medium',
+  term: 'utm_term',
+  content: 'utm_content',
   country: 'country',
   region: 'region',
   city: 'city',

@@ -126,3 +126,49 @@ describe('migrations', () => {
     });
   });
 });
+
+describe('migration 4: UTM term and content', () => {
+  it("gives stored visits their first pageview's term and content, and their previous visits", async () => {
+    const path = tempFile();
+    // a database as version 3 left it: two visits of one visitor, their events carrying UTM terms
+    const instance = await DuckDBInstance.create(path);
+    const c = await instance.connect();
+    await c.run("SET TimeZone = 'UTC'");
+    await migrate(c, (await import('./migrations.ts')).MIGRATIONS.slice(0, 3));
+    const visit = (id: number, start: string) =>
+      `('site1', ${id}, 'v1', 7, TIMESTAMPTZ '${start}', TIMESTAMPTZ '${start}', TIMESTAMPTZ '${start}', 0, 1, 0, 'Paid Search', '/')`;
+    await c.run(
+      `INSERT INTO sessions (site, session_id, visitor, visitor_key, started_at, last_at, ended_at, duration_ms,
+         pageviews, events, channel, entry_page)
+       VALUES ${visit(1, '2026-03-02 10:00:00+00')}, ${visit(2, '2026-03-03 10:00:00+00')}`,
+    );
+    const event = (id: string, session: number, at: string, term: string) =>
+      `('site1', '${id}', TIMESTAMPTZ '${at}', 'pv', 'example.com', '/', 'v1', 7, 'cookie', 'Paid Search',
+        'desktop', '${term}', 'banner', ${session}, TIMESTAMPTZ '${at}', true)`;
+    await c.run(
+      `INSERT INTO events (site, id, ts, kind, host, path, visitor, visitor_key, id_mode, channel, device,
+         utm_term, utm_content, session_id, visit_start, visit_first)
+       VALUES ${event('e1', 1, '2026-03-02 10:00:00+00', 'shoes')}, ${event('e2', 2, '2026-03-03 10:00:00+00', 'shoes')}`,
+    );
+    c.closeSync();
+    instance.closeSync();
+
+    const engine = await createDuckDbEngine(options(path));
+    const { parseReportParams } = await import('./report-params.ts');
+    const report = await engine.report({
+      site: 'site1',
+      timeZone: 'UTC',
+      params: parseReportParams(
+        { from: '2026-03-02', to: '2026-03-03', deep: '1' },
+        'UTC',
+        Date.parse('2026-03-10T00:00:00Z'),
+      ),
+    });
+    await engine.close();
+    // two visits, one visitor: the previous-visit columns count them once (the fast way)
+    expect(report.breakdowns.term).toEqual([
+      { value: 'shoes', visitors: 1, visits: 2, pageviews: 2, bounce_rate: 1, visit_duration: 0 },
+    ]);
+    expect(report.breakdowns.content?.[0]).toMatchObject({ value: 'banner', visitors: 1 });
+  });
+});

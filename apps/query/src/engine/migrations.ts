@@ -190,8 +190,35 @@ const V3: Migration = {
   ],
 };
 
+const V4: Migration = {
+  version: 4,
+  name: 'UTM term and content as visit dimensions, with their previous visits',
+  statements: [
+    // A visit's term and content come from its first pageview (its first event without one), as
+    // its campaign does: stored visits get them from their events.
+    'ALTER TABLE sessions ADD COLUMN utm_term VARCHAR',
+    'ALTER TABLE sessions ADD COLUMN utm_content VARCHAR',
+    'ALTER TABLE sessions ADD COLUMN prev_term TIMESTAMPTZ',
+    'ALTER TABLE sessions ADD COLUMN prev_content TIMESTAMPTZ',
+    `UPDATE sessions SET utm_term = f.x.t, utm_content = f.x.c
+     FROM (
+       SELECT site, session_id, first({t: utm_term, c: utm_content} ORDER BY kind <> 'pv', ts, id) AS x
+       FROM events WHERE session_id IS NOT NULL AND kind IN ('pv', 'ev') GROUP BY site, session_id) f
+     WHERE sessions.site = f.site AND sessions.session_id = f.session_id
+       AND (f.x.t IS NOT NULL OR f.x.c IS NOT NULL)`,
+    // as migration 2 did for the other dimensions: each visit's previous visit with the same value
+    `UPDATE sessions SET prev_term = p.prev_term, prev_content = p.prev_content
+     FROM (
+       SELECT site, session_id,
+         lag(started_at) OVER (PARTITION BY site, visitor, utm_term ORDER BY started_at) AS prev_term,
+         lag(started_at) OVER (PARTITION BY site, visitor, utm_content ORDER BY started_at) AS prev_content
+       FROM sessions) p
+     WHERE sessions.site = p.site AND sessions.session_id = p.session_id`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2, V3];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -9,6 +9,8 @@ export const VISIT_DIMENSIONS = [
   'campaign',
   'source',
   'medium',
+  'term',
+  'content',
   'country',
   'region',
   'city',

@@ -6,7 +6,7 @@ import type { Breakdowns, ChartPoint, DailyBreakdowns, Metrics, Report } from '.
 import { parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
 
 /** Dimensions shown only with `deep=1`. */
-export const DEEP_DIMENSIONS: readonly VisitDimension[] = ['exit_page', 'region', 'city'];
+export const DEEP_DIMENSIONS: readonly VisitDimension[] = ['exit_page', 'term', 'content', 'region', 'city'];
 
 interface Sums {
   visitors: number;

@@ -50,7 +50,7 @@ GROUP BY n.site, n.visitor, n.min_at`;
 
 /** Columns a visit needs from each event. */
 const WIN_COLUMNS = `site, id, ts, kind, name, visitor, visitor_key, path, channel, assistant, referrer_host,
-  utm_source, utm_medium, utm_campaign, country, region, city, device, browser, os, language`;
+  utm_source, utm_medium, utm_campaign, utm_term, utm_content, country, region, city, device, browser, os, language`;
 
 /** Stored events of the affected visitors from their `lo` on, plus the new ones. `$1` = min lo. */
 export const WINDOW_SQL = `
@@ -81,7 +81,8 @@ WITH act AS (
     last(path ORDER BY ts, id) FILTER (WHERE kind = 'pv') AS exit_page,
     first({channel: channel, assistant: assistant, referrer: referrer_host,
       entry_page: CASE WHEN kind = 'pv' THEN path END, utm_source: utm_source,
-      utm_medium: utm_medium, utm_campaign: utm_campaign, country: country, region: region,
+      utm_medium: utm_medium, utm_campaign: utm_campaign, utm_term: utm_term, utm_content: utm_content,
+      country: country, region: region,
       city: city, device: device, browser: browser, os: os, language: language}
       ORDER BY kind <> 'pv', ts, id) AS f
   FROM numbered GROUP BY site, visitor, vno
@@ -167,8 +168,8 @@ WHERE sessions.site = a.site AND sessions.visitor = a.visitor AND sessions.start
 
 /**
  * Each visit dimension: its `prev_` column name, its `sessions` column, and the expression for it
- * in `vis` (VISITS_SQL). In the order migration 2 added the `prev_` columns: INSERT_VISITS_SQL
- * fills them by position (report-fast.test.ts would catch a mix-up).
+ * in `vis` (VISITS_SQL). Migration 2 added the `prev_` columns of the first fourteen, migration 4
+ * those of term and content.
  */
 const PREV_DIMENSIONS = [
   ['channel', 'channel', 'f.channel'],
@@ -178,6 +179,8 @@ const PREV_DIMENSIONS = [
   ['campaign', 'utm_campaign', 'f.utm_campaign'],
   ['source', 'utm_source', 'f.utm_source'],
   ['medium', 'utm_medium', 'f.utm_medium'],
+  ['term', 'utm_term', 'f.utm_term'],
+  ['content', 'utm_content', 'f.utm_content'],
   ['country', 'country', 'f.country'],
   ['region', 'region', 'f.region'],
   ['city', 'city', 'f.city'],
@@ -213,13 +216,16 @@ FROM cand
 QUALIFY fresh`;
 
 export const INSERT_VISITS_SQL = `
-INSERT INTO sessions
+INSERT INTO sessions (site, session_id, visitor, visitor_key, started_at, last_at, ended_at, duration_ms,
+  pageviews, events, channel, assistant, referrer, entry_page, exit_page, utm_source, utm_medium,
+  utm_campaign, utm_term, utm_content, country, region, city, device, browser, os, language,
+  prev_at, ${PREV_DIMENSIONS.map(([d]) => `prev_${d}`).join(', ')})
 SELECT v.site, v.session_id, v.visitor, v.visitor_key, v.started_at, v.last_at,
   greatest(v.last_at, coalesce(p.ended_at, v.last_at)) AS ended_at,
   epoch_ms(greatest(v.last_at, coalesce(p.ended_at, v.last_at))) - epoch_ms(v.started_at) AS duration_ms,
   v.pageviews, v.events, v.f.channel, v.f.assistant, v.f.referrer, v.f.entry_page, v.exit_page,
-  v.f.utm_source, v.f.utm_medium, v.f.utm_campaign, v.f.country, v.f.region, v.f.city,
-  v.f.device, v.f.browser, v.f.os, v.f.language,
+  v.f.utm_source, v.f.utm_medium, v.f.utm_campaign, v.f.utm_term, v.f.utm_content, v.f.country,
+  v.f.region, v.f.city, v.f.device, v.f.browser, v.f.os, v.f.language,
   q.prev_at, ${PREV_DIMENSIONS.map(([d]) => `q.prev_${d}`).join(', ')}
 FROM vis v
 LEFT JOIN (SELECT session_id, max(ts) AS ended_at FROM asg WHERE session_id IS NOT NULL GROUP BY session_id) p
