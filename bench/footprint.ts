@@ -90,6 +90,7 @@ function start(dataDir: string, port: number): ChildProcess {
       FOOTFALL_ADDR: `127.0.0.1:${port}`,
       FOOTFALL_GEO: 'off',
       FOOTFALL_OPERATOR_TOKEN: 'footprint-operator-token',
+      FOOTFALL_API_TOKEN: 'footprint-api-token-0123456789',
     },
     stdio: 'ignore',
   });
@@ -106,7 +107,9 @@ async function stop(child: ChildProcess): Promise<void> {
 async function firstHealth(port: number, since: number): Promise<number> {
   for (;;) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`, {
+        headers: { authorization: 'Bearer footprint-api-token-0123456789' },
+      });
       await res.arrayBuffer();
       if (res.status === 200) return performance.now() - since;
     } catch {

@@ -19,7 +19,7 @@ import {
 /** The whole table, pinned: changing who may call a route means changing this test too. */
 const EXPECTED: Record<string, Access> = {
   'GET /livez': 'public',
-  'GET /api/v1/health': 'public',
+  'GET /api/v1/health': 'viewer',
   'GET /api/v1/setup': 'public',
   'POST /api/v1/setup': 'setup',
   'POST /api/v1/session': 'sign-in',
@@ -47,6 +47,7 @@ const EXPECTED: Record<string, Access> = {
   'PUT /api/v1/site-layout': 'owner',
   'GET /api/v1/site-access': 'owner',
   'PUT /api/v1/site-access/:id': 'owner',
+  'GET /api/v1/site-trends': 'viewer',
   'GET /api/v1/sites/:site/report': 'viewer',
   'GET /api/v1/sites/:site/export.csv': 'viewer',
   'GET /api/v1/sites/:site/now': 'viewer',
@@ -54,6 +55,8 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/live': 'viewer',
   'GET /api/v1/sites/:site/report/heatmap': 'viewer',
   'GET /api/v1/sites/:site/report/retention': 'viewer',
+  'GET /api/v1/sites/:site/report/breakdown': 'viewer',
+  'GET /api/v1/sites/:site/status': 'viewer',
   'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
@@ -76,6 +79,11 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site': { cookieless: true },
   'PUT /api/v1/site-layout': { order: [], pins: [], groups: [] },
   'PUT /api/v1/site-access/:id': { sites: [] },
+};
+
+/** Query strings of reads that need one; refusals must come from access, not from validation. */
+const QUERIES: Record<string, string> = {
+  'GET /api/v1/sites/:site/report/breakdown': '?dim=channel',
 };
 
 type Caller = 'viewer' | 'api key' | 'owner of another instance' | 'no credential';
@@ -155,10 +163,11 @@ function fillPath(key: string): string {
     : path.startsWith('/api/v1/site-access')
       ? ids.viewer
       : ids.owner;
-  return path
+  const filled = path
     .replace(':site', ids.site)
     .replace(':id', id)
     .replace(/:[A-Za-z_]+/g, 'placeholder-id');
+  return `${filled}${QUERIES[key] ?? ''}`;
 }
 
 /** The control database, minus bookkeeping a read may update and rows of `exceptPerson`. */

@@ -11,7 +11,7 @@ import type { DocumentedApp } from './documented-app.ts';
 /** Runs setup through the checked API; the owner's agent. */
 export async function setupOwner(h: DocumentedApp): Promise<Agent> {
   expect((await h.call('GET', '/livez')).json()).toEqual({ status: 'up' });
-  expect((await h.call('GET', '/api/v1/health')).status).toBe(200);
+  expect((await h.call('GET', '/api/v1/health')).status).toBe(401);
   expect((await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: true });
   const bad = { token: 'not-the-token-at-all', email: 'owner@example.com', password: PASSWORD };
   expect((await h.call('POST', '/api/v1/setup', { body: bad })).status).toBe(403);
@@ -22,6 +22,7 @@ export async function setupOwner(h: DocumentedApp): Promise<Agent> {
   owner.csrf = res.json<{ csrf_token: string }>().csrf_token;
   expect((await h.call('POST', '/api/v1/setup', { body })).status).toBe(403);
   expect((await h.call('GET', '/api/v1/setup')).json()).toEqual({ needed: false });
+  expect((await h.call('GET', '/api/v1/health', { agent: owner })).json()).toMatchObject({ status: 'ok' });
   return owner;
 }
 

@@ -65,6 +65,16 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   expect(events.json<{ events: { kind: string }[] }>().events.length).toBeGreaterThan(0);
   expect((await get(`/report/heatmap?${period}&f=device:desktop`)).status).toBe(200);
   expect((await get(`/report/retention?${period}`)).status).toBe(200);
+  const channels = await get(`/report/breakdown?dim=channel&${period}`);
+  expect(channels.json<{ rows: { value: string }[] }>().rows.map((r) => r.value)).toContain('Referral');
+  const searched = await get(`/report/breakdown?dim=pages&${period}&search=DOC&limit=5`);
+  expect(searched.json<{ rows: { value: string }[] }>().rows.every((r) => r.value.includes('/doc'))).toBe(
+    true,
+  );
+  expect((await get(`/report/breakdown?dim=events&${period}`)).status).toBe(200);
+  expect((await get('/status')).json()).toMatchObject({ state: 'active' });
+  const trends = await h.call('GET', '/api/v1/site-trends?days=7', { agent: viewer });
+  expect(trends.json<{ trends: { visitors: number[] }[] }>().trends[0]?.visitors).toHaveLength(7);
   const journey = await get('/journey/visitor-one');
   expect(journey.json<{ visits: unknown[] }>().visits).toHaveLength(2);
   expect((await get('/journey/nobody-at-all')).json()).toEqual({ visitor: 'nobody-at-all', visits: [] });
@@ -85,8 +95,14 @@ export async function reportParameterErrors(h: DocumentedApp, site: string, view
     ['/report/heatmap?bucket=day', 'bucket'],
     ['/report/retention?from=yesterday', 'from'],
     ['/journey/short', 'visitor'],
+    ['/report/breakdown?dim=colour', 'dim'],
+    ['/report/breakdown?dim=channel&compare=previous', 'compare'],
+    ['/report/breakdown?dim=pages&search=', 'search'],
   ];
   const wrong: string[] = [];
+  const trends = await h.call('GET', '/api/v1/site-trends?days=0', { agent: viewer });
+  if (trends.json<{ field?: string }>().field !== 'days')
+    wrong.push('/site-trends?days=0: want 400 naming days');
   for (const [path, field] of cases) {
     const res = await h.call('GET', `${base}${path}`, { agent: viewer });
     const got = res.status === 400 ? res.json<{ field?: string }>().field : res.status;

@@ -15,6 +15,7 @@ import {
 import { alive } from '../support/process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TOKEN = 'processes-test-token-0123456789';
 const running: RunningFootfall[] = [];
 afterEach(async () => {
   for (const ff of running.splice(0)) await ff.stop();
@@ -22,9 +23,9 @@ afterEach(async () => {
 
 describe('footfall start', () => {
   it('serves the API through the gateway with Server-Timing on every answer', async () => {
-    const ff = await startFootfall();
+    const ff = await startFootfall({ FOOTFALL_API_TOKEN: TOKEN });
     running.push(ff);
-    const res = await fetch(`${ff.url}/api/v1/health`);
+    const res = await fetch(`${ff.url}/api/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('server-timing')).toMatch(/dur=/);
     const body = (await res.json()) as { version: string; uptime_seconds: number };
@@ -88,8 +89,10 @@ describe('footfall start', () => {
         l.msg === 'query service listening' &&
         ff.logs().filter((x) => x.msg === 'query service listening').length >= 2,
     );
-    const back = await fetch(`${ff.url}/api/v1/health`);
+    const back = await fetch(`${ff.url}/livez`);
     expect(back.status).toBe(200);
+    // answered by the new query service, not only by the gateway: a 401 comes from the query service
+    expect((await fetch(`${ff.url}/api/v1/health`)).status).toBe(401);
   });
 
   it('drains the gateway and the query service on SIGTERM and exits once both are done', async () => {

@@ -13,6 +13,7 @@ import { sessionRoutes } from './routes/session.ts';
 import { setupRoutes } from './routes/setup.ts';
 import { siteAccessRoutes } from './routes/site-access.ts';
 import { siteLayoutRoutes } from './routes/site-layout.ts';
+import { siteReadRoutes } from './routes/site-reads.ts';
 import { siteRoutes } from './routes/sites.ts';
 
 /**
@@ -37,6 +38,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteLayoutRoutes(deps));
   app.route('/api/v1', siteAccessRoutes(deps));
   app.route('/api/v1', reportRoutes(deps.analytics, deps.reads, deps.now));
+  app.route('/api/v1', siteReadRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   return app;
 }

@@ -4,7 +4,7 @@
  * accident. tests/accounts/access-walk.test.ts calls every registered route with every kind of
  * caller against this table.
  *
- * - `public`: anyone (liveness, health, the setup state).
+ * - `public`: anyone (liveness, the setup state).
  * - `setup`: anyone holding the setup token, only until the first owner exists.
  * - `sign-in`: anyone; JSON only; password and code checks are rate limited.
  * - `viewer`: any signed-in person, an API key or FOOTFALL_API_TOKEN (read-only).
@@ -17,7 +17,7 @@ export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner
 
 export const ROUTE_ACCESS = {
   'GET /livez': 'public',
-  'GET /api/v1/health': 'public',
+  'GET /api/v1/health': 'viewer',
 
   'GET /api/v1/setup': 'public',
   'POST /api/v1/setup': 'setup',
@@ -51,6 +51,7 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/site-layout': 'viewer',
   'PUT /api/v1/site-layout': 'owner',
   'GET /api/v1/site-access': 'owner',
+  'GET /api/v1/site-trends': 'viewer',
   'PUT /api/v1/site-access/:id': 'owner',
 
   'GET /api/v1/sites/:site/report': 'viewer',
@@ -60,6 +61,8 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/sites/:site/live': 'viewer',
   'GET /api/v1/sites/:site/report/heatmap': 'viewer',
   'GET /api/v1/sites/:site/report/retention': 'viewer',
+  'GET /api/v1/sites/:site/report/breakdown': 'viewer',
+  'GET /api/v1/sites/:site/status': 'viewer',
   'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
 
   'GET /_footfall/health': 'operator',

@@ -3,8 +3,18 @@ import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
-import { num, readHeatmap, readJourney, readNow, readRecentEvents, readRetention, str } from './reads.ts';
-import { runReport } from './report.ts';
+import {
+  num,
+  readHeatmap,
+  readJourney,
+  readNow,
+  readRecentEvents,
+  readRetention,
+  readStatus,
+  readStorage,
+  str,
+} from './reads.ts';
+import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
   /** the clock for right-now numbers (tests pin it) */
@@ -85,11 +95,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       }),
     positions: () => write(() => readPositions(db.writer)),
     report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }),
+    breakdown: (q) => runBreakdown(db, q, { signal: q.signal }),
+    dailyVisitors: (q) => runDailyVisitors(db, q, { signal: q.signal }),
     heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
     retention: (q) => readRetention(db, q, { signal: q.signal }),
     now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),
     recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now(), live(q)),
     journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50, live(q)),
+    status: (q) => readStatus(db, q.site, live(q)),
+    storage: (q = {}) => readStorage(db, now(), live(q)),
     async crawlCounters(q: CrawlCounterQuery) {
       return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
         const out: CrawlCounterRow = { hits: num(row['hits']) };

@@ -1,7 +1,7 @@
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
-import type { Report } from './report-types.ts';
+import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
 
 /**
  * The analytics engine behind the query service: the only thing the tailer and the API call.
@@ -23,12 +23,22 @@ export interface Engine {
   readonly generation: number;
   /** The period reads (report, heatmap, retention) share connections of their own. */
   report(q: SiteQuery & { params: ReportParams } & ReadControl): Promise<Report>;
+  /** One breakdown in full (rows containing `search` only, when given), with the totals. */
+  breakdown(
+    q: SiteQuery & { params: ReportParams; name: BreakdownName; search?: string | undefined } & ReadControl,
+  ): Promise<BreakdownAnswer>;
+  /** Distinct visitors of each local day of a period, unfiltered. */
+  dailyVisitors(q: SiteQuery & { period: Period } & ReadControl): Promise<number[]>;
   heatmap(q: PeriodQuery & ReadControl): Promise<Heatmap>;
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
   /** The live reads never wait behind a period read. */
   now(q: { site: string; limit?: number } & ReadControl): Promise<NowNumbers>;
   recentEvents(q: { site: string; limit: number } & ReadControl): Promise<LiveEvent[]>;
   journey(q: { site: string; visitor: string; limit?: number } & ReadControl): Promise<Journey>;
+  /** When the site's first visit began and its last activity was (unix ms), null before any. */
+  status(q: { site: string } & ReadControl): Promise<{ firstVisit: number | null; lastSeen: number | null }>;
+  /** Events stored, and those of the last seven days. */
+  storage(q?: ReadControl): Promise<{ events: number; lastSevenDays: number }>;
   crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;
   botCounters(q: { site: string; from: string; to: string }): Promise<BotCounterRow[]>;
   /** Removes every event, visit and counter of a site (stream positions stay). */

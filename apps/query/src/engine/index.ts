@@ -8,6 +8,7 @@ export { NewerSchemaError, SCHEMA_VERSION } from './migrations.ts';
 export {
   FILTER_DIMENSIONS,
   type Filter,
+  MAX_LIMIT,
   parseReportParams,
   type RawReportQuery,
   ReportParamError,

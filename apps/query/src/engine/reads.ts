@@ -18,7 +18,7 @@ import {
   buildNowTotalsQuery,
   buildRecentEventsQuery,
 } from './live-sql.ts';
-import { parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
 
 /** Row field readers: SQL rows are parsed, never cast. */
 export const num = (v: unknown): number =>
@@ -199,4 +199,39 @@ export async function readJourney(
     }
   }
   return { visitor, visits };
+}
+
+/** When a site's first visit started and its last activity was, unix ms, or nulls before any visit. */
+export async function readStatus(
+  db: DuckDb,
+  site: string,
+  options: ReadOptions,
+): Promise<{ firstVisit: number | null; lastSeen: number | null }> {
+  const [row] = await db.read(
+    {
+      sql: `SELECT epoch_ms(min(started_at))::DOUBLE AS first, epoch_ms(max(ended_at))::DOUBLE AS last
+            FROM sessions WHERE site = $1`,
+      params: [site],
+    },
+    options,
+  );
+  const first = row?.['first'];
+  const last = row?.['last'];
+  return { firstVisit: first == null ? null : num(first), lastSeen: last == null ? null : num(last) };
+}
+
+/** Events stored, and those of the last seven days (for how long the disk lasts at that rate). */
+export async function readStorage(
+  db: DuckDb,
+  nowMs: number,
+  options: ReadOptions,
+): Promise<{ events: number; lastSevenDays: number }> {
+  const [row] = await db.read(
+    {
+      sql: 'SELECT count(*)::DOUBLE AS events, count(*) FILTER (WHERE ts >= $1)::DOUBLE AS recent FROM events',
+      params: [instant(nowMs - 7 * 86_400_000)],
+    },
+    options,
+  );
+  return { events: num(row?.['events']), lastSevenDays: num(row?.['recent']) };
 }

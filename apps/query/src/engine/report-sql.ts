@@ -19,6 +19,8 @@ export interface ReportSqlInput {
   daily: boolean;
   /** rows kept per breakdown (per breakdown and day for daily rows) */
   limit: number;
+  /** keeps only breakdown rows whose value contains this text, case-insensitively */
+  search?: string;
   /**
    * Count visitors from each visit's stored previous visits (`prev_*`, see visits-sql.ts
    * PREV_SQL) instead of looking for repeat visitors. Only without filters (a filtered-out
@@ -245,12 +247,16 @@ export function buildReportQuery(input: ReportSqlInput): Query {
   }
 
   const limit = p.add(input.limit);
+  const search =
+    input.search === undefined
+      ? ''
+      : `WHERE section IN ('total', 'chart') OR contains(lower(val), lower(${p.add(input.search)}))`;
   const sql = `WITH ${ctes.join(',\n')},
     rows AS (${parts.join('\nUNION ALL\n')})
     SELECT section, day::DOUBLE AS day, bkt::DOUBLE AS bkt, val, (visits - dup)::DOUBLE AS visitors,
       visits::DOUBLE AS visits, pageviews::DOUBLE AS pageviews, bounces::DOUBLE AS bounces,
       duration_ms::DOUBLE AS duration_ms, hits::DOUBLE AS hits
-    FROM rows
+    FROM rows ${search}
     QUALIFY section IN ('total', 'chart')
       OR row_number() OVER (PARTITION BY section, day ORDER BY visits - dup DESC, val ASC NULLS LAST) <= ${limit}`;
   return p.query(sql);

@@ -76,3 +76,14 @@ export interface Report {
   /** with `daily=1`: every day of the period in order, else null */
   daily: DailyBreakdowns[] | null;
 }
+
+/** What `report/breakdown` can break down: a visit dimension, `pages` or `events`. */
+export type BreakdownName = VisitDimension | 'pages' | 'events';
+
+/** One breakdown in full, with the period's totals. */
+export interface BreakdownAnswer {
+  dimension: BreakdownName;
+  period: Period;
+  kpis: Metrics;
+  rows: BreakdownRow[] | PageRow[] | EventRow[];
+}

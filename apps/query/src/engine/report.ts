@@ -1,8 +1,22 @@
 import { bucketSlots, dayNumber, dayString } from './buckets.ts';
 import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
-import { type Period, type ReportParams, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
+import {
+  type Bucket,
+  type Period,
+  type ReportParams,
+  VISIT_DIMENSIONS,
+  type VisitDimension,
+} from './report-params.ts';
 import { buildReportQuery, FAST_MAX_DAYS } from './report-sql.ts';
-import type { Breakdowns, ChartPoint, DailyBreakdowns, Metrics, Report } from './report-types.ts';
+import type {
+  BreakdownAnswer,
+  BreakdownName,
+  Breakdowns,
+  ChartPoint,
+  DailyBreakdowns,
+  Metrics,
+  Report,
+} from './report-types.ts';
 import { parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
 
 /** Dimensions shown only with `deep=1`. */
@@ -47,10 +61,10 @@ async function plan(db: DuckDb, timeZone: string, period: Period, options: ReadO
   return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to), options));
 }
 
-function chart(rows: Row[], params: ReportParams, period: Period, timePlan: TimePlan): ChartPoint[] {
+function chart(rows: Row[], bucket: Bucket, period: Period, timePlan: TimePlan): ChartPoint[] {
   const byKey = new Map<number, Sums>();
   for (const row of rows) if (row['section'] === 'chart') byKey.set(num(row['bkt']), sums(row));
-  return bucketSlots(params.bucket, period, timePlan).map((slot) => ({
+  return bucketSlots(bucket, period, timePlan).map((slot) => ({
     bucket: slot.label,
     start: new Date(slot.startMs).toISOString(),
     ...metrics(byKey.get(slot.key) ?? ZERO),
@@ -166,10 +180,84 @@ export async function runReport(
     compare,
     kpis: total(rows),
     compare_kpis: compareRows ? total(compareRows) : null,
-    chart: chart(rows, params, params.period, mainPlan),
+    chart: chart(rows, params.bucket, params.period, mainPlan),
     compare_chart:
-      compare && compareRows && comparePlan ? chart(compareRows, params, compare, comparePlan) : null,
+      compare && compareRows && comparePlan ? chart(compareRows, params.bucket, compare, comparePlan) : null,
     breakdowns,
     daily,
   };
+}
+
+/**
+ * One breakdown of a period in full (up to `params.limit` rows), optionally only the values that
+ * contain `search`, with the period's totals: what a panel shows when opened on its own. Filters,
+ * period and bucket are the report's.
+ */
+export async function runBreakdown(
+  db: DuckDb,
+  q: {
+    site: string;
+    timeZone: string;
+    params: ReportParams;
+    name: BreakdownName;
+    search?: string | undefined;
+  },
+  options: ReadOptions = {},
+): Promise<BreakdownAnswer> {
+  const { params, name } = q;
+  const timePlan = await plan(db, q.timeZone, params.period, options);
+  const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
+  const pagesAndEvents = name === 'pages' || name === 'events';
+  const rows = await db.read(
+    buildReportQuery({
+      site: q.site,
+      plan: timePlan,
+      bucket: params.bucket,
+      filters: params.filters,
+      dimensions: pagesAndEvents ? [] : [name],
+      pagesAndEvents,
+      daily: false,
+      limit: params.limit,
+      fast: params.filters.length === 0 && days <= FAST_MAX_DAYS && !slowReports,
+      ...(q.search === undefined ? {} : { search: q.search }),
+    }),
+    options,
+  );
+  rows.sort(byVisitorsThenValue);
+  const into = emptyBreakdowns(pagesAndEvents ? [] : [name as VisitDimension]);
+  for (const row of rows) {
+    const section = String(row['section']);
+    if (section === name) addRow(into, section, row);
+  }
+  return {
+    dimension: name,
+    period: params.period,
+    kpis: metrics(sums(rows.find((row) => row['section'] === 'total') ?? {})),
+    rows: (into as Record<string, BreakdownAnswer['rows']>)[name] ?? [],
+  };
+}
+
+/** Distinct visitors per local day of a period (the chart of an unfiltered daily report). */
+export async function runDailyVisitors(
+  db: DuckDb,
+  q: { site: string; timeZone: string; period: Period },
+  options: ReadOptions = {},
+): Promise<number[]> {
+  const timePlan = await plan(db, q.timeZone, q.period, options);
+  const days = dayNumber(q.period.to) - dayNumber(q.period.from) + 1;
+  const rows = await db.read(
+    buildReportQuery({
+      site: q.site,
+      plan: timePlan,
+      bucket: 'day',
+      filters: [],
+      dimensions: [],
+      pagesAndEvents: false,
+      daily: false,
+      limit: 1,
+      fast: days <= FAST_MAX_DAYS && !slowReports,
+    }),
+    options,
+  );
+  return chart(rows, 'day', q.period, timePlan).map((point) => point.visitors);
 }

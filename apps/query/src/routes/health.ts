@@ -1,21 +1,12 @@
-import { footfallVersion } from '@footfall/instance';
 import { Hono } from 'hono';
 import type { QueryDeps } from '../deps.ts';
+import { healthContent } from '../health-content.ts';
 
-/** The public part of Health: enough for an uptime monitor, nothing about the data. */
-export interface PublicHealth {
-  status: 'ok';
-  version: string;
-  uptime_seconds: number;
-}
-
-/** `GET /api/v1/health`: version and uptime. */
+/**
+ * `GET /api/v1/health`: the Health content (health-content.ts) for anyone signed in and for API
+ * keys. Uptime monitors and container health checks use `GET /livez`, which needs no credential
+ * and tells nothing.
+ */
 export function healthRoutes(deps: QueryDeps) {
-  return new Hono().get('/health', (c) =>
-    c.json({
-      status: 'ok',
-      version: footfallVersion(),
-      uptime_seconds: Math.floor((deps.now() - deps.startedAt) / 1000),
-    } satisfies PublicHealth),
-  );
+  return new Hono().get('/health', async (c) => c.json(await healthContent(deps)));
 }

@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { statfs } from 'node:fs/promises';
 import { AppError } from '@footfall/http';
 import { footfallVersion } from '@footfall/instance';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { QueryDeps } from '../deps.ts';
-import { directoryBytes } from '../disk.ts';
+import { disk, healthContent } from '../health-content.ts';
 import { gatewayHealth } from '../ingest-status.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -32,29 +31,19 @@ export function operatorRoutes(deps: QueryDeps) {
   return new Hono()
     .use('*', guard)
     .get('/health', async (c) => {
-      const mem = process.memoryUsage();
+      // the Health content, with each gateway's whole status answer and where the key lives
+      const ingest = await gatewayHealth(deps.instance.paths.run);
+      const { version, uptime_seconds, memory, disk, writer, status } = await healthContent(deps, ingest);
       return c.json({
-        version: footfallVersion(),
-        uptime_seconds: Math.floor((deps.now() - deps.startedAt) / 1000),
-        memory: { kind: 'rss', bytes: mem.rss },
-        disk: await diskUsage(deps),
-        writer: {
-          lag_events: deps.analytics.tailer.lag,
-          stuck_streams: deps.analytics.tailer.stuck,
-          unreadable_records: deps.analytics.tailer.unreadable,
-          failing: deps.analytics.tailer.failing ?? null,
-        },
-        ingest: await gatewayHealth(deps.instance.paths.run),
+        status,
+        version,
+        uptime_seconds,
+        memory,
+        disk,
+        writer,
+        ingest,
         key_on_volume: deps.instance.keyOnVolume,
       });
     })
-    .get('/usage', async (c) => c.json({ version: footfallVersion(), disk: await diskUsage(deps) }));
-}
-
-async function diskUsage(deps: QueryDeps) {
-  const fs = await statfs(deps.instance.paths.root);
-  return {
-    data_bytes: await directoryBytes(deps.instance.paths.root),
-    free_bytes: Number(fs.bavail) * Number(fs.bsize),
-  };
+    .get('/usage', async (c) => c.json({ version: footfallVersion(), disk: await disk(deps) }));
 }

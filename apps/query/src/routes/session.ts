@@ -12,6 +12,7 @@ import {
   verifyTwoStepCode,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
+import { footfallVersion } from '@footfall/instance';
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { clearSessionCookie } from '../auth/cookies.ts';
@@ -71,6 +72,12 @@ export function sessionRoutes(deps: QueryDeps) {
         csrf_token: p.session.csrfToken,
         expires_at: new Date(p.session.expiresAt).toISOString(),
         recovery_codes_left: p.person.totp_secret === null ? null : await recoveryCodesLeft(ctl, p.person.id),
+        // what the dashboard needs of the instance: its version, and whether an owner's browser may
+        // look for a newer one (FOOTFALL_UPDATE_CHECK)
+        instance: {
+          version: footfallVersion(),
+          update_check: deps.config.updateCheck && p.person.role === 'owner',
+        },
       });
     })
     .delete('/session', async (c) => {

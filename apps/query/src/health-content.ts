@@ -1,0 +1,89 @@
+import { statfs } from 'node:fs/promises';
+import { footfallVersion } from '@footfall/instance';
+import type { QueryDeps } from './deps.ts';
+import { directoryBytes } from './disk.ts';
+import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
+
+/** What every ingest gateway counted since it started, summed. */
+export interface EventCounts {
+  accepted: number;
+  dropped_as_bots: number;
+  rejected: number;
+  declined: number;
+}
+
+/**
+ * The spec's Health content, as the Health view (everyone signed in) and `GET /api/v1/health`
+ * show it: version, uptime, events counted by the gateways since they started, the write-ahead
+ * log's backlog and its problems, the query process's memory, and the disk with how long it lasts
+ * at the last seven days' rate. `status` is `degraded` when something needs a person: a gateway
+ * refusing or not answering, a stream the tailer stopped at, records it could not read, batches
+ * that keep failing. Backups and payments are null until those features exist.
+ */
+export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[]) {
+  const ingest = gateways ?? (await gatewayHealth(deps.instance.paths.run));
+  const tailer = deps.analytics.tailer;
+  const events: EventCounts = { accepted: 0, dropped_as_bots: 0, rejected: 0, declined: 0 };
+  const streams = ingest.map((g) => {
+    if (!g.reachable) return { stream: g.stream, reachable: false, state: null, reason: null };
+    const counters = (g.counters ?? {}) as Partial<EventCounts>;
+    for (const key of Object.keys(events) as (keyof EventCounts)[]) events[key] += Number(counters[key] ?? 0);
+    const availability = (g.availability ?? {}) as { state?: string; reason?: string };
+    return {
+      stream: String(g.stream),
+      reachable: true,
+      state: availability.state === 'refusing' ? ('refusing' as const) : ('accepting' as const),
+      reason: availability.reason ?? null,
+    };
+  });
+  const writer = {
+    lag_events: tailer.lag,
+    stuck_streams: tailer.stuck,
+    unreadable_records: tailer.unreadable,
+    failing: tailer.failing ?? null,
+  };
+  const degraded =
+    streams.some((s) => !s.reachable || s.state === 'refusing') ||
+    writer.stuck_streams.length > 0 ||
+    writer.unreadable_records > 0 ||
+    writer.failing !== null;
+  return {
+    status: degraded ? ('degraded' as const) : ('ok' as const),
+    version: footfallVersion(),
+    uptime_seconds: Math.floor((deps.now() - deps.startedAt) / 1000),
+    events,
+    ingest: streams,
+    writer,
+    memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
+    disk: await disk(deps),
+    backups: null,
+    payments: null,
+  };
+}
+
+/** The event counts per engine, read at most once a minute. */
+const counted = new WeakMap<object, { at: number; events: number; lastSevenDays: number }>();
+
+/**
+ * Data directory size, free space, and days until it is full at the rate of the last seven days:
+ * the events stored in those days, at the directory's bytes per stored event. The event counts
+ * are read at most once a minute. `runway_days` is null while nothing was stored that week.
+ */
+export async function disk(deps: QueryDeps) {
+  const fs = await statfs(deps.instance.paths.root);
+  const dataBytes = await directoryBytes(deps.instance.paths.root);
+  const freeBytes = Number(fs.bavail) * Number(fs.bsize);
+  const now = deps.now();
+  let storage = counted.get(deps.analytics.engine);
+  if (storage === undefined || now - storage.at > 60_000) {
+    storage = { at: now, ...(await deps.analytics.engine.storage()) };
+    counted.set(deps.analytics.engine, storage);
+  }
+  const bytesPerDay = storage.events === 0 ? 0 : ((storage.lastSevenDays / 7) * dataBytes) / storage.events;
+  return {
+    data_bytes: dataBytes,
+    free_bytes: freeBytes,
+    runway_days: bytesPerDay > 0 ? Math.floor((freeBytes / bytesPerDay) * 10) / 10 : null,
+    events_per_day: Math.round(storage.lastSevenDays / 7),
+  };
+}

@@ -1,0 +1,119 @@
+import { canonicalTimeZone, listSites, scopeAllows } from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { Hono } from 'hono';
+import type { AuthEnv } from '../auth/env.ts';
+import { siteRead } from '../auth/site-read.ts';
+import type { QueryDeps } from '../deps.ts';
+import {
+  type BreakdownName,
+  parseReportParams,
+  ReportParamError,
+  VISIT_DIMENSIONS,
+} from '../engine/index.ts';
+
+const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
+const DAY_MS = 86_400_000;
+const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;
+const today = (timeZone: string, nowMs: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone }).format(nowMs);
+
+/** A query parameter given at most once, or undefined. */
+function single(query: Record<string, string[]>, name: string): string | undefined {
+  const values = query[name];
+  if (values === undefined) return undefined;
+  if (values.length > 1)
+    throw new AppError('invalid_parameter', `${name} must be given once`, { field: name });
+  return values[0];
+}
+
+function refuseUnknown(query: Record<string, string[]>, allowed: readonly string[]): void {
+  for (const key of Object.keys(query)) {
+    if (!allowed.includes(key))
+      throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
+  }
+}
+
+/**
+ * Reads the dashboard needs besides the report, each answering a whole view:
+ * - `GET /sites/{site}/report/breakdown`: one breakdown in full (a panel opened on its own), with
+ *   a text search over its values;
+ * - `GET /sites/{site}/status`: whether the site has had its first visit (the install screen
+ *   waits for it), the day it came and the last activity;
+ * - `GET /site-trends`: distinct visitors per day of every site the caller may see (the sites
+ *   list's small charts), in one request.
+ */
+export function siteReadRoutes(deps: QueryDeps) {
+  const { engine } = deps.analytics;
+  const reads = deps.reads;
+  return new Hono<AuthEnv>()
+    .get('/sites/:site/report/breakdown', siteRead(), async (c) => {
+      const site = c.get('site');
+      const query = c.req.queries();
+      refuseUnknown(query, ['dim', 'from', 'to', 'f', 'limit', 'search']);
+      const dim = single(query, 'dim');
+      if (dim === undefined || !BREAKDOWNS.includes(dim)) {
+        throw new AppError('invalid_parameter', `dim must be one of ${BREAKDOWNS.join(', ')}`, {
+          field: 'dim',
+        });
+      }
+      const search = single(query, 'search');
+      if (search !== undefined && (search.length < 1 || search.length > 200)) {
+        throw new AppError('invalid_parameter', 'search must be 1 to 200 characters', { field: 'search' });
+      }
+      const { dim: _, search: __, ...rest } = query;
+      let params: ReturnType<typeof parseReportParams>;
+      try {
+        params = parseReportParams({ limit: ['100'], ...rest }, site.timezone, deps.now());
+      } catch (e) {
+        if (e instanceof ReportParamError)
+          throw new AppError('invalid_parameter', e.message, { field: e.param });
+        throw e;
+      }
+      const timeZone = canonicalTimeZone(site.timezone);
+      const answer = await reads.run(c, (signal) =>
+        engine.breakdown({ site: site.id, timeZone, params, name: dim as BreakdownName, search, signal }),
+      );
+      return c.json(answer);
+    })
+    .get('/sites/:site/status', siteRead(), async (c) => {
+      const site = c.get('site');
+      const { firstVisit, lastSeen } = await reads.run(c, (signal) =>
+        engine.status({ site: site.id, signal }),
+      );
+      return c.json({
+        state: firstVisit === null ? 'waiting' : 'active',
+        first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
+        last_seen: lastSeen === null ? null : new Date(lastSeen).toISOString(),
+      });
+    })
+    .get('/site-trends', async (c) => {
+      const principal = c.get('principal')!;
+      const query = c.req.queries();
+      refuseUnknown(query, ['days']);
+      const raw = single(query, 'days') ?? '30';
+      if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > 90) {
+        throw new AppError('invalid_parameter', 'days must be a whole number from 1 to 90', {
+          field: 'days',
+        });
+      }
+      const days = Number(raw);
+      const sites = listSites(deps.control).filter((s) => scopeAllows(principal.scope, s.id));
+      const trends = await reads.run(c, (signal) =>
+        Promise.all(
+          sites.map(async (site) => {
+            const to = today(site.timezone, deps.now());
+            const period = { from: dayString(dayNumber(to) - days + 1), to };
+            const visitors = await engine.dailyVisitors({
+              site: site.id,
+              timeZone: canonicalTimeZone(site.timezone),
+              period,
+              signal,
+            });
+            return { site: site.id, from: period.from, to: period.to, visitors };
+          }),
+        ),
+      );
+      return c.json({ days, trends });
+    });
+}
