@@ -7,15 +7,16 @@
 //   bundle: they are the CLI package's own dependencies.
 // - The gateway and the query service are separate chunks that `footfall ingest` and `footfall
 //   query` load on demand, so the gateway never loads DuckDB.
-// - The browser tracker is built here, once per variant, and the bundle carries the results in
-//   place of the esbuild call that builds it from source (packages/tracker/src/build.ts).
+// - The browser tracker is built here, once per build (each variant, with and without the consent
+//   bar), and the bundle carries the results in place of the esbuild call that builds it from
+//   source (packages/tracker/src/build.ts).
 // - The VERSION file's content is written into the bundle.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildTracker } from '../packages/tracker/src/build.ts';
-import { TRACKER_VARIANTS } from '../packages/tracker/src/variants.ts';
+import { TRACKER_BUILDS } from '../packages/tracker/src/variants.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'packages/cli/dist');
@@ -33,10 +34,10 @@ const prebuiltTracker: Plugin = {
       return path === source ? { path, namespace: 'prebuilt-tracker' } : undefined;
     });
     b.onLoad({ filter: /.*/, namespace: 'prebuilt-tracker' }, () => {
-      const built = Object.fromEntries(TRACKER_VARIANTS.map((v) => [v, buildTracker(v)]));
+      const built = Object.fromEntries(TRACKER_BUILDS.map((b) => [b, buildTracker(b)]));
       return {
         contents: `const BUILT = ${JSON.stringify(built)};
-export function buildTracker(variant = 'default') { return BUILT[variant]; }`,
+export function buildTracker(build = 'default') { return BUILT[build]; }`,
         loader: 'js',
       };
     });

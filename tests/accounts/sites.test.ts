@@ -50,6 +50,42 @@ describe('sites over the API', () => {
     expect(await bad.json()).toMatchObject({ field: 'timezone' });
   });
 
+  it('sets the consent bar, shows it to viewers too, and refuses bad settings naming the field without changing anything', async () => {
+    const s = await site('a.com', { consent_bar: true, consent_background: '#0B3D91' });
+    expect(s).toMatchObject({
+      consent_bar: true,
+      consent_text: null,
+      consent_background: '#0b3d91',
+      consent_foreground: null,
+    });
+    const patch = (body: unknown) => h.call('PATCH', `/api/v1/sites/${s.id}`, { body, agent: owner });
+    const changed = await patch({ consent_text: 'Count my visit?', consent_foreground: '#FFFFFF' });
+    expect(((await changed.json()) as { site: SiteJson }).site).toMatchObject({
+      consent_text: 'Count my visit?',
+      consent_foreground: '#ffffff',
+    });
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ consent_bar: 'yes' }, 'consent_bar'],
+      [{ consent_text: 'x'.repeat(301) }, 'consent_text'],
+      [{ consent_text: 'ring \u0007' }, 'consent_text'],
+      [{ consent_background: 'navy' }, 'consent_background'],
+      [{ consent_bar: false, consent_foreground: '#0b3d92' }, 'consent_foreground'], // unreadable
+    ];
+    for (const [body, field] of refusals) {
+      const res = await patch(body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_body', field });
+    }
+    const v = await viewer();
+    const seen = await h.call('GET', `/api/v1/sites/${s.id}`, { agent: v.agent });
+    expect(((await seen.json()) as { site: SiteJson }).site).toMatchObject({
+      consent_bar: true,
+      consent_text: 'Count my visit?',
+      consent_background: '#0b3d91',
+      consent_foreground: '#ffffff',
+    });
+  });
+
   it('rotates the proxy key', async () => {
     const s = await site('a.com');
     const res = await h.call('POST', `/api/v1/sites/${s.id}/proxy-key`, { agent: owner });

@@ -74,7 +74,9 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   expect((await get(`/report/breakdown?dim=events&${period}`)).status).toBe(200);
   expect((await get('/status')).json()).toMatchObject({ state: 'active' });
   const trends = await h.call('GET', '/api/v1/site-trends?days=7', { agent: viewer });
-  expect(trends.json<{ trends: { visitors: number[] }[] }>().trends[0]?.visitors).toHaveLength(7);
+  const [trend] = trends.json<{ trends: { visitors: number[]; state: string }[] }>().trends;
+  expect(trend?.visitors).toHaveLength(7);
+  expect(trend?.state).toBe('active');
   const journey = await get('/journey/visitor-one');
   expect(journey.json<{ visits: unknown[] }>().visits).toHaveLength(2);
   expect((await get('/journey/nobody-at-all')).json()).toEqual({ visitor: 'nobody-at-all', visits: [] });

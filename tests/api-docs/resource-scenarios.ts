@@ -52,11 +52,18 @@ export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, ap
     city_recording: true,
     icon: '🛒',
     colour: '#3366FF',
+    consent_bar: true,
+    consent_text: 'May we count your visit?',
+    consent_background: '#FEF3C7',
   };
   const created = await h.call('POST', '/api/v1/sites', { body, agent: owner });
   expect(created.status).toBe(201);
   const site = created.json<{ site: { id: string; proxy_key: string } }>().site;
-  expect(site).toMatchObject({ domain: 'shop.example.net', colour: '#3366ff' });
+  expect(site).toMatchObject({
+    domain: 'shop.example.net',
+    colour: '#3366ff',
+    consent_background: '#fef3c7',
+  });
   expect((await h.call('POST', '/api/v1/sites', { body, agent: owner })).status).toBe(409);
 
   const asViewer = await h.call('GET', `/api/v1/sites/${site.id}`, { agent: viewer });
@@ -70,6 +77,10 @@ export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, ap
   const patch = (b: unknown) => h.call('PATCH', `/api/v1/sites/${site.id}`, { body: b, agent: owner });
   expect((await patch({ icon: null, colour: null, cookieless: false })).status).toBe(200);
   expect((await patch({ timezone: 'Mars/Olympus_Mons' })).json()).toMatchObject({ field: 'timezone' });
+  expect((await patch({ consent_text: null, consent_foreground: '#111827' })).status).toBe(200);
+  expect((await patch({ consent_foreground: '#feefc7' })).json()).toMatchObject({
+    field: 'consent_foreground',
+  });
   expect((await patch({ domain: 'example.com' })).status).toBe(409);
   const rotated = await h.call('POST', `/api/v1/sites/${site.id}/proxy-key`, { agent: owner });
   expect(rotated.json<{ site: { proxy_key: string } }>().site.proxy_key).not.toBe(site.proxy_key);

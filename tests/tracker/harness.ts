@@ -9,11 +9,24 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { COOKIE_DOMAIN, COOKIELESS_DOMAIN, type LiveEvent, type RealStack, startRealStack } from './stack.ts';
+import {
+  CONSENT_DOMAIN,
+  COOKIE_DOMAIN,
+  COOKIELESS_DOMAIN,
+  type LiveEvent,
+  type RealStack,
+  startRealStack,
+} from './stack.ts';
 import { type Traffic, watchTraffic } from './traffic.ts';
 
-/** Which of the stack's two sites a page belongs to. */
-export type SiteMode = 'cookie' | 'cookieless';
+/** Which of the stack's sites a page belongs to. */
+export type SiteMode = 'cookie' | 'cookieless' | 'consent';
+
+const DOMAINS: Record<SiteMode, string> = {
+  cookie: COOKIE_DOMAIN,
+  cookieless: COOKIELESS_DOMAIN,
+  consent: CONSENT_DOMAIN,
+};
 
 /**
  * A desktop Chromium's user agent. Headless Chromium names itself `HeadlessChrome`, and the real
@@ -60,7 +73,7 @@ export function launchBrowser(): Promise<Browser> {
 
 /** The page address on the host name of the site in `mode`. */
 export function pageUrl(suite: Suite, path: string, mode: SiteMode = 'cookie'): string {
-  return `http://${mode === 'cookie' ? COOKIE_DOMAIN : COOKIELESS_DOMAIN}:${suite.pages.port}${path}`;
+  return `http://${DOMAINS[mode]}:${suite.pages.port}${path}`;
 }
 
 /** The real gateway's `GET /js/<site id>.js` for the site in `mode`. */

@@ -1,7 +1,7 @@
 /**
  * The real Footfall stack for the tracker browser tests: `footfall query` and `footfall ingest` as
  * two processes on one temporary data directory, the gateway on a fixed port (so it can be stopped
- * and started again while pages keep its address), two sites created before the start, and
+ * and started again while pages keep its address), three sites created before the start, and
  * readers of what was STORED: the API (recent feed, journey, report) and, with the query service
  * stopped, analytics.duckdb itself.
  */
@@ -21,6 +21,8 @@ export type { Journey, LiveEvent, Report };
 /** The host names test pages are served on; Chromium resolves every `*.localhost` to loopback. */
 export const COOKIE_DOMAIN = 'shop.localhost';
 export const COOKIELESS_DOMAIN = 'quiet.localhost';
+/** A cookie-mode site with the consent bar on (default text and colours). */
+export const CONSENT_DOMAIN = 'ask.localhost';
 
 const API_TOKEN = 'tracker-tests-read-token';
 
@@ -37,8 +39,8 @@ export interface StoredRow {
 export interface RealStack {
   /** `http://127.0.0.1:<port>`: the real gateway's front door (scripts, `/api/e`, the API). */
   readonly gatewayUrl: string;
-  /** A cookie-mode site on COOKIE_DOMAIN and a cookieless one on COOKIELESS_DOMAIN. */
-  readonly sites: { cookie: Site; cookieless: Site };
+  /** A cookie-mode site on COOKIE_DOMAIN, a cookieless one on COOKIELESS_DOMAIN, one with the consent bar. */
+  readonly sites: { cookie: Site; cookieless: Site; consent: Site };
   /** The recent feed of a site (pageviews and custom events of two days, newest first, up to 500). */
   feed(siteId: string): Promise<LiveEvent[]>;
   /** Every stored event of one visitor, engagement and vitals included, oldest first. */
@@ -86,6 +88,7 @@ export async function startRealStack(): Promise<RealStack> {
   const sites = {
     cookie: await createSite(control, { domain: COOKIE_DOMAIN }),
     cookieless: await createSite(control, { domain: COOKIELESS_DOMAIN, cookieless: true }),
+    consent: await createSite(control, { domain: CONSENT_DOMAIN, consentBar: true }),
   };
   await control.close();
 

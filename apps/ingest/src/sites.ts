@@ -1,4 +1,5 @@
 import { bareHost } from '@footfall/config';
+import { type ConsentBar, consentBarOf, type Site } from '@footfall/control';
 
 /** What the gateway needs to know about a site. */
 export interface SiteInfo {
@@ -9,13 +10,24 @@ export interface SiteInfo {
   cookieless: boolean;
   proxyKey: string;
   cityRecording: boolean;
+  /** The consent bar its tracker shows, defaults filled in; absent when the site has it off. */
+  consentBar?: ConsentBar;
 }
 
 /** The gateway's view of a stored site; a domain stored before `www.` was dropped compares all the same. */
-export function siteInfo<T extends SiteInfo>(site: T | undefined): SiteInfo | undefined {
+export function siteInfo(site: Site | undefined): SiteInfo | undefined {
   if (site === undefined) return undefined;
   const { id, domain, timezone, cookieless, proxyKey, cityRecording } = site;
-  return { id, domain: bareHost(domain), timezone, cookieless, proxyKey, cityRecording };
+  const consentBar = consentBarOf(site);
+  return {
+    id,
+    domain: bareHost(domain),
+    timezone,
+    cookieless,
+    proxyKey,
+    cityRecording,
+    ...(consentBar ? { consentBar } : {}),
+  };
 }
 
 /** Finds a site by id, fast: the gateway asks on every event. */

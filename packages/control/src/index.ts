@@ -13,6 +13,14 @@ export {
   writeAnalyticsBeforeUpgrade,
   writeBeforeUpgrade,
 } from './before-upgrade.ts';
+export {
+  CONSENT_DEFAULTS,
+  CONSENT_MIN_CONTRAST,
+  CONSENT_TEXT_MAX,
+  type ConsentBar,
+  consentBarOf,
+  contrastRatio,
+} from './consent-bar.ts';
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {

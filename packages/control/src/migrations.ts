@@ -111,5 +111,17 @@ const V2: ControlMigration = {
   `,
 };
 
+const V3: ControlMigration = {
+  version: 3,
+  name: "sites: the tracker's own consent bar",
+  // off for every existing site; null text and colours stand for the defaults (consent-bar.ts)
+  sql: `
+    ALTER TABLE sites ADD COLUMN consent_bar INTEGER NOT NULL DEFAULT 0 CHECK (consent_bar IN (0, 1));
+    ALTER TABLE sites ADD COLUMN consent_text TEXT;
+    ALTER TABLE sites ADD COLUMN consent_background TEXT;
+    ALTER TABLE sites ADD COLUMN consent_foreground TEXT;
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3];

@@ -165,6 +165,26 @@ describe('migration 2', () => {
   });
 });
 
+describe('migration 3', () => {
+  it('gives stored sites the consent bar switched off, with default text and colours', async () => {
+    const dir = tempDir();
+    const old = open(dir, '0.1.0', CONTROL_MIGRATIONS.slice(0, 2));
+    old.raw
+      .prepare(
+        `INSERT INTO sites (id, domain, timezone, currency, proxy_key, created_at) VALUES ('s1', 'a.com', 'UTC', 'USD', 'k', 0)`,
+      )
+      .run();
+    await old.close();
+    const upgraded = open(dir, '0.2.0');
+    expect(
+      upgraded.raw
+        .prepare('SELECT consent_bar, consent_text, consent_background, consent_foreground FROM sites')
+        .all(),
+    ).toEqual([{ consent_bar: 0, consent_text: null, consent_background: null, consent_foreground: null }]);
+    await upgraded.close();
+  });
+});
+
 describe('compareVersions', () => {
   it('orders releases numerically and a pre-release before its release', () => {
     expect(compareVersions('0.10.0', '0.9.9')).toBe(1);

@@ -70,4 +70,8 @@ export interface SitesTable {
   icon: string | null;
   colour: string | null;
   created_at: number;
+  consent_bar: number;
+  consent_text: string | null;
+  consent_background: string | null;
+  consent_foreground: string | null;
 }

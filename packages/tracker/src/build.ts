@@ -1,21 +1,23 @@
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { PLACEHOLDERS, type TrackerVariant } from './variants.ts';
+import { CONSENT_PLACEHOLDERS, PLACEHOLDERS, type TrackerBuild } from './variants.ts';
 
 // Builds the browser script with esbuild. The servers never run this: `pnpm build`
-// (scripts/build.ts) calls it once per variant and puts a module holding the results in its place
+// (scripts/build.ts) calls it once per build and puts a module holding the results in its place
 // in the built gateway; tests and benchmarks that run the sources call it directly.
 const ENTRY = fileURLToPath(new URL('./browser/main.ts', import.meta.url));
-const built = new Map<TrackerVariant, string>();
+const built = new Map<TrackerBuild, string>();
 
 /**
- * The minified script of one variant with its placeholders still in, built once per process with
- * esbuild (about 20 ms) and cached. Throws if the build would leave a placeholder ambiguous.
+ * The minified script of one build with its placeholders still in, built once per process with
+ * esbuild (about 20 ms) and cached. Throws if the build would leave a placeholder ambiguous, or
+ * a consent placeholder in a build without the bar.
  * @example const code = buildTracker('default');
  */
-export function buildTracker(variant: TrackerVariant = 'default'): string {
-  let code = built.get(variant);
+export function buildTracker(build: TrackerBuild = 'default'): string {
+  let code = built.get(build);
   if (code === undefined) {
+    const consent = build.startsWith('consent');
     const result = buildSync({
       entryPoints: [ENTRY],
       bundle: true,
@@ -23,7 +25,8 @@ export function buildTracker(variant: TrackerVariant = 'default'): string {
       minify: true,
       format: 'iife',
       target: 'es2020',
-      define: { __FF_VITALS__: String(variant === 'vitals') },
+      // code behind a false flag is dropped: the default build holds nothing of the others
+      define: { __FF_VITALS__: String(build.endsWith('vitals')), __FF_CONSENT__: String(consent) },
       legalComments: 'none',
       logLevel: 'silent',
       // strict mode changes nothing the tracker does; dropping the directive saves bytes
@@ -34,7 +37,11 @@ export function buildTracker(variant: TrackerVariant = 'default'): string {
       if (code.split(placeholder).length !== 2)
         throw new Error(`tracker build: ${placeholder} must occur once`);
     }
-    built.set(variant, code);
+    for (const placeholder of Object.values(CONSENT_PLACEHOLDERS)) {
+      if (code.split(placeholder).length !== (consent ? 2 : 1))
+        throw new Error(`tracker build ${build}: ${placeholder} must occur ${consent ? 'once' : 'never'}`);
+    }
+    built.set(build, code);
   }
   return code;
 }

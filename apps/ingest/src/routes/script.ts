@@ -6,9 +6,10 @@ import type { IngestDeps } from '../deps.ts';
 /**
  * `GET /js/<site id>.js`: the site's tracker with its id and mode baked in, so the tag needs no
  * `data-site`. Cached by browsers and CDNs for an hour and revalidated with its ETag.
- * `?variant=vitals` serves the build that also reports Core Web Vitals.
+ * `?variant=vitals` serves the build that also reports Core Web Vitals. A site with the consent
+ * bar on gets the consent build of the variant asked for, with its bar's text and colours.
  */
-export function scriptRoutes(deps: IngestDeps) {
+export function scriptRoutes(deps: Pick<IngestDeps, 'sites'>) {
   const rendered = new Map<string, { code: string; etag: string }>();
   return new Hono().get('/js/:file', (c) => {
     const file = c.req.param('file');
@@ -21,10 +22,16 @@ export function scriptRoutes(deps: IngestDeps) {
         field: 'variant',
       });
     }
-    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}`;
+    const { consentBar } = site;
+    // Everything the script depends on is in the key, so a changed setting (seen by the site cache
+    // within its 2 s) renders a new script with a new ETag.
+    const bar = consentBar
+      ? JSON.stringify([consentBar.text, consentBar.background, consentBar.foreground])
+      : '';
+    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}:${bar}`;
     let script = rendered.get(cacheKey);
     if (script === undefined) {
-      script = renderTracker({ siteId: site.id, cookieless: site.cookieless, variant });
+      script = renderTracker({ siteId: site.id, cookieless: site.cookieless, variant, consentBar });
       if (rendered.size > 10_000) rendered.clear();
       rendered.set(cacheKey, script);
     }

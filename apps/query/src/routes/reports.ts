@@ -144,9 +144,13 @@ export function reportRoutes(a: Analytics, reads: ReadControl, now: () => number
           },
           () => end(),
         );
-        // a comment every 15 s keeps proxies from closing an idle stream
+        // an event every 15 s keeps proxies from closing an idle stream, and lets a client tell a
+        // quiet stream from a blocked one (EventSource does not show comments): the dashboard
+        // falls back to polling when it hears nothing for 25 s
         const keepAlive = setInterval(() => {
-          queue = queue.then(() => stream.write(': keep-alive\n\n').then(() => {})).catch(() => {});
+          queue = queue
+            .then(() => stream.writeSSE({ event: 'ping', data: String(Date.now()) }))
+            .catch(() => {});
         }, 15_000);
         await stream.writeSSE({ event: 'ready', data: JSON.stringify({ site }), retry: 3000 });
         await ended;

@@ -40,8 +40,9 @@ function refuseUnknown(query: Record<string, string[]>, allowed: readonly string
  *   a text search over its values;
  * - `GET /sites/{site}/status`: whether the site has had its first visit (the install screen
  *   waits for it), the day it came and the last activity;
- * - `GET /site-trends`: distinct visitors per day of every site the caller may see (the sites
- *   list's small charts), in one request.
+ * - `GET /site-trends`: distinct visitors per day of every site the caller may see, with each
+ *   site's state (the sites list: its small charts, and which sites still wait for a first visit),
+ *   in one request.
  */
 export function siteReadRoutes(deps: QueryDeps) {
   const { engine } = deps.analytics;
@@ -104,13 +105,18 @@ export function siteReadRoutes(deps: QueryDeps) {
           sites.map(async (site) => {
             const to = today(site.timezone, deps.now());
             const period = { from: dayString(dayNumber(to) - days + 1), to };
-            const visitors = await engine.dailyVisitors({
+            const [visitors, status] = await Promise.all([
+              engine.dailyVisitors({ site: site.id, timeZone: canonicalTimeZone(site.timezone), period, signal }),
+              engine.status({ site: site.id, signal }),
+            ]);
+            return {
               site: site.id,
-              timeZone: canonicalTimeZone(site.timezone),
-              period,
-              signal,
-            });
-            return { site: site.id, from: period.from, to: period.to, visitors };
+              state: status.firstVisit === null ? 'waiting' : 'active',
+              last_seen: status.lastSeen === null ? null : new Date(status.lastSeen).toISOString(),
+              from: period.from,
+              to: period.to,
+              visitors,
+            };
           }),
         ),
       );

@@ -1,4 +1,5 @@
 import {
+  CONSENT_TEXT_MAX,
   createSite,
   deleteSite,
   listSites,
@@ -15,6 +16,9 @@ import { requireSiteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
 import { siteJson } from './views.ts';
 
+const hexColour = (example: string) =>
+  v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, `must be a colour such as ${example}`));
+
 const fields = {
   timezone: v.optional(v.pipe(v.string(), v.maxLength(100))),
   currency: v.optional(v.pipe(v.string(), v.maxLength(10))),
@@ -22,9 +26,12 @@ const fields = {
   city_recording: v.optional(v.boolean()),
   /** an emoji, a letter or a favicon URL */
   icon: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
-  colour: v.optional(
-    v.nullable(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #3366ff'))),
-  ),
+  colour: v.optional(v.nullable(hexColour('#3366ff'))),
+  consent_bar: v.optional(v.boolean()),
+  /** null (or blank) for the default text; the control plane also refuses control characters */
+  consent_text: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(CONSENT_TEXT_MAX)))),
+  consent_background: v.optional(v.nullable(hexColour('#1f2937'))),
+  consent_foreground: v.optional(v.nullable(hexColour('#ffffff'))),
 };
 const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
 const SitePatch = v.strictObject({ domain: v.optional(v.pipe(v.string(), v.maxLength(2000))), ...fields });
@@ -38,6 +45,10 @@ const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
   if (b.city_recording !== undefined) out.cityRecording = b.city_recording;
   if (b.icon !== undefined) out.icon = b.icon;
   if (b.colour !== undefined) out.colour = b.colour?.toLowerCase() ?? null;
+  if (b.consent_bar !== undefined) out.consentBar = b.consent_bar;
+  if (b.consent_text !== undefined) out.consentText = b.consent_text;
+  if (b.consent_background !== undefined) out.consentBackground = b.consent_background;
+  if (b.consent_foreground !== undefined) out.consentForeground = b.consent_foreground;
   return out;
 };
 

@@ -22,6 +22,10 @@ export const siteJson = (s: Site, owner: boolean) => ({
   city_recording: s.cityRecording,
   icon: s.icon,
   colour: s.colour,
+  consent_bar: s.consentBar,
+  consent_text: s.consentText,
+  consent_background: s.consentBackground,
+  consent_foreground: s.consentForeground,
   created_at: iso(s.createdAt),
   ...(owner ? { proxy_key: s.proxyKey } : {}),
 });

@@ -1,11 +1,13 @@
 /**
  * The Footfall browser tracker (entry of the bundle). Reads its settings from config.ts, counts
  * pageviews (single-page apps included), custom events, engagement, outbound links, downloads and,
- * in the `vitals` variant, Web Vitals; honours consent, Do Not Track and Global Privacy Control.
+ * in the `vitals` variant, Web Vitals; honours consent, Do Not Track and Global Privacy Control,
+ * and in the `consent` builds asks for consent with the site's own bar.
  * README.md beside the package describes the behaviour and what is stored where.
  */
 import { onClick } from './clicks.ts';
 import { COOKIELESS, HASH, OPT_IN, SITE } from './config.ts';
+import { hideBar, rememberChoice, showBar, storedChoice } from './consent-bar.ts';
 import { measureScroll, resetEngagement, takeEngagement, tick } from './engage.ts';
 import { dropQueue, enqueue, flush } from './queue.ts';
 import { off, pageUrl, setOff } from './state.ts';
@@ -13,6 +15,7 @@ import { forget, randomId, visitorId } from './store.ts';
 import { takeVitals, watchVitals } from './vitals.ts';
 
 declare const __FF_VITALS__: boolean;
+declare const __FF_CONSENT__: boolean;
 
 type Api = ((command: unknown, a?: unknown, b?: unknown) => void) & { q?: ArrayLike<unknown>[] };
 const host = window as unknown as { footfall?: Api };
@@ -73,11 +76,17 @@ const hide = (): void => {
  * characters), numbers or booleans, else the server refuses the event (400) and it is dropped.
  * `footfall('consent', false)`: nothing more is sent or stored, the queue and the cookie go;
  * `footfall('consent', true)`: counting resumes, with the current page's pageview if it was missed.
+ * With the consent bar, a consent call is a choice like the bar's: remembered, and the bar goes.
  */
 const api: Api = (command, a, b) => {
   if (command === 'event' && a) send('ev', { n: String(a).slice(0, 120), p: b });
   if (command === 'consent' && !refused) {
     setOff(!a);
+    if (__FF_CONSENT__) {
+      choice = a ? '1' : '0';
+      rememberChoice(choice);
+      hideBar();
+    }
     if (off) {
       dropQueue();
       forget();
@@ -91,9 +100,12 @@ const api: Api = (command, a, b) => {
 const on = (target: EventTarget, type: string, listener: (event: Event) => void): void =>
   target.addEventListener(type, listener, true);
 
-setOff(refused || OPT_IN);
+// The consent builds: `1` or `0` once the visitor (or the page) has chosen, on this page or before;
+// only an acceptance (so far, on an earlier page) turns counting on.
+let choice = __FF_CONSENT__ ? storedChoice() : undefined;
+setOff(refused || (__FF_CONSENT__ ? choice !== '1' : OPT_IN));
 // Leftovers from an earlier cookie-mode setup or an earlier consent go when nothing may be kept.
-if (refused || COOKIELESS) forget();
+if (refused || COOKIELESS || (__FF_CONSENT__ && choice !== '1')) forget();
 
 for (const name of ['pushState', 'replaceState'] as const) {
   const original = history[name];
@@ -115,3 +127,10 @@ if (__FF_VITALS__) watchVitals();
 for (const call of host.footfall?.q || []) api(...(call as unknown as Parameters<Api>));
 host.footfall = api;
 navigate();
+// Ask only who has not chosen, not even through a consent call of the page (its stub ran above).
+if (__FF_CONSENT__ && !refused && !choice) {
+  const ask = () => showBar((yes) => api('consent', yes));
+  // A tag without defer or async in <head> runs before there is a body to show the bar in.
+  if (document.body) ask();
+  else on(document, 'DOMContentLoaded', ask);
+}
