@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DuckDb, EngineBusyError, openDuckDb, QueryAbortedError } from './duckdb.ts';
+import {
+  type DuckDb,
+  EngineBusyError,
+  memoryBytes,
+  openDuckDb,
+  QueryAbortedError,
+  reportConnections,
+} from './duckdb.ts';
 
 /** A statement that would run for minutes: only an interrupt ends it. */
 const ENDLESS = { sql: 'SELECT count(*) AS n FROM range(100000000000)', params: [] };
@@ -7,8 +14,8 @@ const QUICK = { sql: 'SELECT 42 AS n', params: [] };
 
 let db: DuckDb | undefined;
 afterEach(() => db?.close());
-const open = async () => {
-  db = await openDuckDb({ path: ':memory:', threads: 2, memoryLimit: '128MB' });
+const open = async (memoryLimit = '256MB') => {
+  db = await openDuckDb({ path: ':memory:', threads: 2, memoryLimit });
   return db;
 };
 
@@ -56,5 +63,34 @@ describe('reads under a signal', () => {
     await Promise.all(busy);
     // the queued reads run once connections come back: the aborted one did not hold a place
     expect(await Promise.all(queued)).toHaveLength(16);
+  });
+
+  it('runs reports one at a time under a small memory cap, so live reads keep room', async () => {
+    const d = await open('128MB');
+    const running = new AbortController();
+    const first = d.read(ENDLESS, { signal: running.signal }).catch(() => 'stopped');
+    let secondDone = false;
+    const second = d.read(QUICK).then((rows) => {
+      secondDone = true;
+      return rows;
+    });
+    expect(await d.read(QUICK, { lane: 'live' })).toEqual([{ n: 42 }]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(secondDone).toBe(false);
+    running.abort();
+    expect(await first).toBe('stopped');
+    expect(await second).toEqual([{ n: 42 }]);
+  });
+});
+
+describe('engine memory sizes', () => {
+  it('reads DuckDB sizes in powers of 1000 and of 1024, and sizes the report lane by them', () => {
+    expect(memoryBytes('256MB')).toBe(256e6);
+    expect(memoryBytes('1GiB')).toBe(1024 ** 3);
+    expect(memoryBytes('1.5GB')).toBe(1.5e9);
+    expect(() => memoryBytes('lots')).toThrow(/size such as 256MB/);
+    expect(reportConnections('128MB')).toBe(1);
+    expect(reportConnections('256MB')).toBe(2);
+    expect(reportConnections('4GB')).toBe(2);
   });
 });

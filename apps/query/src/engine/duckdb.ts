@@ -77,6 +77,25 @@ const LANES: Record<Lane, { connections: number; maxWaiting: number }> = {
 };
 
 /**
+ * A heavy report holds up to about 100 MB of the engine's memory while it runs. Under a cap below
+ * this, two at once would leave the tailer and the live reads nothing (they would answer out of
+ * memory): reports then run one at a time.
+ */
+const TWO_REPORTS_MIN_BYTES = 200e6;
+
+/** Bytes of a DuckDB size such as '256MB' (powers of 1000) or '1GiB' (powers of 1024). */
+export function memoryBytes(size: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT])(i?)B$/i.exec(size.trim());
+  if (!m) throw new Error(`engine memory must be a size such as 256MB, got ${size}`);
+  const power = 'KMGT'.indexOf(m[2]!.toUpperCase()) + 1;
+  return Number(m[1]) * (m[3] ? 1024 : 1000) ** power;
+}
+
+/** Connections of the report lane: one below TWO_REPORTS_MIN_BYTES of engine memory, else two. */
+export const reportConnections = (memoryLimit: string): number =>
+  memoryBytes(memoryLimit) < TWO_REPORTS_MIN_BYTES ? 1 : LANES.report.connections;
+
+/**
  * Opens (creating when missing) the analytics database with the given thread and memory limits.
  * Timestamps are handled in UTC on every connection; site time zones are applied in SQL.
  *
@@ -103,7 +122,8 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
   const pools = {} as Record<Lane, Pool>;
   for (const lane of ['report', 'live'] as const) {
     const connections: DuckDBConnection[] = [];
-    for (let i = 0; i < LANES[lane].connections; i++) connections.push(await connect());
+    const count = lane === 'report' ? reportConnections(options.memoryLimit) : LANES[lane].connections;
+    for (let i = 0; i < count; i++) connections.push(await connect());
     pools[lane] = new Pool(lane, connections, LANES[lane].maxWaiting);
   }
   let closed = false;
