@@ -11,10 +11,15 @@
 //   bar), and the bundle carries the results in place of the esbuild call that builds it from
 //   source (packages/tracker/src/build.ts).
 // - The VERSION file's content is written into the bundle.
-import { readFileSync, rmSync } from 'node:fs';
+// - The dashboard (apps/dashboard, Vite + Preact) is built into packages/cli/dist/dashboard, where
+//   the query service serves it from; its API types are generated from docs/openapi.yaml first.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { build as viteBuild } from 'vite';
 import { buildTracker } from '../packages/tracker/src/build.ts';
 import { TRACKER_BUILDS } from '../packages/tracker/src/variants.ts';
 
@@ -77,4 +82,36 @@ await build({
   logLevel: 'warning',
   metafile: false,
 });
+
+// The dashboard: its typed API client reads types generated from the API's description.
+const dashboard = join(root, 'apps/dashboard');
+const types = astToString(await openapiTS(new URL(`file://${join(root, 'docs/openapi.yaml')}`)));
+writeFileSync(
+  join(dashboard, 'src/api/schema.d.ts'),
+  `// Generated from docs/openapi.yaml by scripts/build.ts (openapi-typescript). Do not edit.\n${types}`,
+);
+await viteBuild({
+  root: dashboard,
+  configFile: join(dashboard, 'vite.config.ts'),
+  logLevel: 'warn',
+  build: { outDir: join(outdir, 'dashboard'), emptyOutDir: true, manifest: true },
+});
+// Compressed copies of the dashboard's text files, made once here so the query service sends them
+// without compressing per request (apps/query/src/dashboard.ts picks br, then gzip).
+for (const file of listFiles(join(outdir, 'dashboard'))) {
+  if (!/\.(js|css|html|svg)$/.test(file)) continue;
+  const body = readFileSync(file);
+  writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
+  writeFileSync(
+    `${file}.br`,
+    brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }),
+  );
+}
 console.log(`built packages/cli/dist in ${Math.round(performance.now() - started)} ms`);
+
+/** Every file under `dir`, with its path. */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}

@@ -1,0 +1,104 @@
+import type { VNode } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { Layout } from './components/Layout.tsx';
+import { lazyScreen } from './components/lazy.tsx';
+import { ErrorNote, Link, Spinner } from './components/ui.tsx';
+import { navigate, route } from './router.ts';
+import { NewPasswordScreen } from './screens/NewPasswordScreen.tsx';
+import { SetupScreen } from './screens/SetupScreen.tsx';
+import { SignInScreen } from './screens/SignInScreen.tsx';
+import { SitesScreen } from './screens/SitesScreen.tsx';
+import { isOwner, session, sessionError } from './session.ts';
+import { SiteScreen } from './site/SiteScreen.tsx';
+
+// Screens away from the first view load on demand (each is its own file in the build).
+const AddSiteScreen = lazyScreen(() => import('./screens/AddSiteScreen.tsx'), 'AddSiteScreen');
+const SiteSettingsScreen = lazyScreen<{ site: string }>(
+  () => import('./settings/SiteSettingsScreen.tsx'),
+  'SiteSettingsScreen',
+);
+const PeopleScreen = lazyScreen(() => import('./settings/PeopleScreen.tsx'), 'PeopleScreen');
+const ApiKeysScreen = lazyScreen(() => import('./settings/ApiKeysScreen.tsx'), 'ApiKeysScreen');
+const AccountScreen = lazyScreen(() => import('./settings/AccountScreen.tsx'), 'AccountScreen');
+const HealthScreen = lazyScreen(() => import('./screens/HealthScreen.tsx'), 'HealthScreen');
+
+interface Route {
+  path: RegExp;
+  /** owners only: viewers are shown that the page is not theirs */
+  owner?: boolean;
+  title: string;
+  render: (match: string[]) => VNode;
+}
+
+/** Every screen of the signed-in dashboard, by path. */
+const ROUTES: Route[] = [
+  { path: /^\/(sites)?$/, title: 'Sites', render: () => <SitesScreen /> },
+  { path: /^\/sites\/new$/, owner: true, title: 'Add a site', render: () => <AddSiteScreen /> },
+  {
+    path: /^\/sites\/([^/]+)\/settings$/,
+    owner: true,
+    title: 'Site settings',
+    render: (m) => <SiteSettingsScreen site={m[1]!} />,
+  },
+  {
+    path: /^\/sites\/([^/]+)(\/live)?$/,
+    title: 'Site',
+    render: (m) => <SiteScreen site={m[1]!} live={!!m[2]} />,
+  },
+  { path: /^\/settings(\/people)?$/, owner: true, title: 'People', render: () => <PeopleScreen /> },
+  { path: /^\/settings\/keys$/, owner: true, title: 'API keys', render: () => <ApiKeysScreen /> },
+  { path: /^\/account$/, title: 'Your account', render: () => <AccountScreen /> },
+  { path: /^\/health$/, title: 'Health', render: () => <HealthScreen /> },
+];
+
+function NotFoundScreen() {
+  return (
+    <main class="page" id="main" tabIndex={-1}>
+      <h1>Nothing here</h1>
+      <p>This page does not exist, or it is not shared with you.</p>
+      <Link href="/">Back to your sites</Link>
+    </main>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return <Spinner />;
+}
+
+/** Which screen the URL names, for whom: the sign-in screens, a forced password, or the app. */
+export function App() {
+  const { path, search } = route.value;
+  const who = session.value;
+  if (path === '/setup') return <SetupScreen />;
+  if (who === undefined) {
+    return sessionError.value ? (
+      <main class="auth" id="main" tabIndex={-1}>
+        <div class="auth-card">
+          <ErrorNote error={sessionError.value} />
+          <button class="button" type="button" onClick={() => window.location.reload()}>
+            Try again
+          </button>
+        </div>
+      </main>
+    ) : (
+      <Spinner />
+    );
+  }
+  if (path === '/login') {
+    return who ? <Redirect to="/" /> : <SignInScreen />;
+  }
+  if (who === null) return <Redirect to={`/login?next=${encodeURIComponent(path + search)}`} />;
+  if (who.person.must_change_password) return <NewPasswordScreen />;
+  for (const r of ROUTES) {
+    const match = r.path.exec(path);
+    if (!match) continue;
+    document.title = `${r.title} · Footfall`;
+    return <Layout>{r.owner && !isOwner.value ? <NotFoundScreen /> : r.render([...match])}</Layout>;
+  }
+  return (
+    <Layout>
+      <NotFoundScreen />
+    </Layout>
+  );
+}

@@ -1,0 +1,167 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { navigate, route } from '../router.ts';
+import { isOwner, session, signOut } from '../session.ts';
+import { chooseTheme, type ThemeChoice, themeChoice } from '../theme.ts';
+import { checkForUpdate, newerRelease } from '../update-check.ts';
+import { Modal } from './Modal.tsx';
+import { SHORTCUTS, useShortcuts } from './shortcuts.ts';
+import { Link } from './ui.tsx';
+
+function NavLink(props: { href: string; match: RegExp; children: ComponentChildren }) {
+  const current = props.match.test(route.value.path);
+  return (
+    <Link href={props.href} aria-current={current ? 'page' : undefined}>
+      {props.children}
+    </Link>
+  );
+}
+
+const THEMES: [ThemeChoice, string][] = [
+  ['system', 'System'],
+  ['light', 'Light'],
+  ['dark', 'Dark'],
+];
+
+/** The person's menu: their account, the colour scheme, the shortcuts, sign-out. */
+function AccountMenu(props: { onHelp: () => void }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  const close = () => ref.current?.removeAttribute('open');
+  useEffect(() => {
+    const outside = (e: Event) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) close();
+    };
+    document.addEventListener('click', outside);
+    return () => document.removeEventListener('click', outside);
+  }, []);
+  return (
+    <details
+      class="menu"
+      ref={ref}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && ref.current?.open) {
+          e.preventDefault();
+          close();
+          ref.current.querySelector('summary')?.focus();
+        }
+      }}
+    >
+      <summary>
+        <span aria-hidden="true">{session.value?.person.email.charAt(0).toUpperCase()} ▾</span>
+        <span class="visually-hidden">Your account: {session.value?.person.email}</span>
+      </summary>
+      <div class="menu-list">
+        <p class="menu-label">{session.value?.person.email}</p>
+        <Link href="/account" onClick={close}>
+          Your account
+        </Link>
+        <button
+          type="button"
+          onClick={() => {
+            close();
+            props.onHelp();
+          }}
+        >
+          Keyboard shortcuts
+        </button>
+        <hr />
+        <fieldset>
+          <legend class="menu-label">Colours</legend>
+          {THEMES.map(([value, label]) => (
+            <button
+              type="button"
+              key={value}
+              aria-pressed={themeChoice.value === value}
+              onClick={() => chooseTheme(value)}
+            >
+              <span aria-hidden="true">{themeChoice.value === value ? '● ' : '○ '}</span>
+              {label}
+            </button>
+          ))}
+        </fieldset>
+        <hr />
+        <button
+          type="button"
+          onClick={async () => {
+            close();
+            await signOut();
+            navigate('/login');
+          }}
+        >
+          Sign out
+        </button>
+      </div>
+    </details>
+  );
+}
+
+export function ShortcutsHelp(props: { onClose: () => void }) {
+  return (
+    <Modal title="Keyboard shortcuts" onClose={props.onClose}>
+      <p class="muted">On a site's report. Keys typed into a field are left alone.</p>
+      <table class="data">
+        <tbody>
+          {SHORTCUTS.map(([key, what]) => (
+            <tr key={key}>
+              <td>
+                <kbd>{key}</kbd>
+              </td>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Modal>
+  );
+}
+
+/** The frame of every signed-in screen: header, navigation, the update note, the help. */
+export function Layout(props: { children: ComponentChildren }) {
+  const [help, setHelp] = useState(false);
+  const info = session.value;
+  useShortcuts({ '?': () => setHelp(true) });
+  useEffect(() => {
+    if (info?.instance.update_check) void checkForUpdate(info.instance.version);
+  }, [info?.instance.update_check, info?.instance.version]);
+  const release = newerRelease.value;
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="top-inner">
+          <Link class="brand" href="/">
+            Footfall
+          </Link>
+          <nav class="nav" aria-label="Main">
+            <NavLink href="/sites" match={/^\/(sites.*)?$/}>
+              Sites
+            </NavLink>
+            <NavLink href="/health" match={/^\/health/}>
+              Health
+            </NavLink>
+            {isOwner.value && (
+              <NavLink href="/settings/people" match={/^\/settings/}>
+                Settings
+              </NavLink>
+            )}
+            <AccountMenu onHelp={() => setHelp(true)} />
+          </nav>
+        </div>
+      </header>
+      {release && (
+        <div class="banner">
+          <p class="notice" role="status">
+            Footfall {release.version} is available (this is {info?.instance.version}).{' '}
+            <a href={release.url} rel="noopener noreferrer" target="_blank">
+              What is new
+            </a>
+          </p>
+        </div>
+      )}
+      {props.children}
+      {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+    </>
+  );
+}

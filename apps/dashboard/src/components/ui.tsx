@@ -1,0 +1,123 @@
+import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api/client.ts';
+import { follow } from '../router.ts';
+
+/** A link inside the app: navigates without a page load, opens in a new tab as links do. */
+export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const { href, onClick, ...rest } = props;
+  return (
+    <a
+      {...rest}
+      href={href}
+      onClick={(e) => {
+        onClick?.(e as never);
+        follow(e, href);
+      }}
+    />
+  );
+}
+
+/** The message of an error as a person reads it: the API's own text, or a plain sentence. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return 'Something went wrong.';
+}
+
+/** An error shown where it happened, read out by screen readers as it appears. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  return (
+    <p class="error" role="alert">
+      {messageOf(error)}
+    </p>
+  );
+}
+
+/**
+ * A region wider or taller than the screen that scrolls on its own (a wide table): focusable, so
+ * keyboard users can scroll it too (WCAG 2.1.1; axe's scrollable-region-focusable).
+ */
+export function ScrollRegion(props: { label: string; class?: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take keyboard focus to scroll
+    <section class={props.class ?? 'heatmap-scroll'} tabIndex={0} aria-label={props.label}>
+      {props.children}
+    </section>
+  );
+}
+
+export function Spinner({ label = 'Loading' }: { label?: string }) {
+  return (
+    <div class="spinner" role="status">
+      <span class="visually-hidden">{label}…</span>
+    </div>
+  );
+}
+
+/** A labelled form field; the error names it when the API said this field was wrong. */
+export function Field(props: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string | undefined;
+  children: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
+  const [id] = useState(() => `f${Math.random().toString(36).slice(2, 9)}`);
+  const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {props.children(id, describedBy || undefined)}
+      {props.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {props.error && (
+        <p class="field-error" id={`${id}-error`}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Copies text to the clipboard and says so. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="button secondary"
+      onClick={async () => {
+        await navigator.clipboard?.writeText(text).catch(() => undefined);
+        setDone(true);
+        setTimeout(() => setDone(false), 2000);
+      }}
+    >
+      {done ? 'Copied' : label}
+      <span class="visually-hidden" aria-live="polite">
+        {done ? ' to the clipboard' : ''}
+      </span>
+    </button>
+  );
+}
+
+/** A whole number for people: 1,234 · 12.3k · 4.5M. */
+export function compact(n: number): string {
+  if (n < 10_000) return n.toLocaleString('en');
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Seconds as `1m 05s` or `45s`. */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}

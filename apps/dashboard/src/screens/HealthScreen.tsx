@@ -1,0 +1,154 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { ErrorNote, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+
+const bytes = (n: number) => {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v >= 10 || i === 0 ? 0 : 1)} ${units[i]}`;
+};
+const count = (n: number) => n.toLocaleString('en');
+
+function uptime(seconds: number): string {
+  const d = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : `${m} min`;
+}
+
+function Row(props: { label: string; children: ComponentChildren; problem?: boolean }) {
+  return (
+    <div class={props.problem ? 'health-row problem' : 'health-row'}>
+      <dt>{props.label}</dt>
+      <dd>{props.children}</dd>
+    </div>
+  );
+}
+
+function Problems({ h }: { h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk'> }) {
+  const list: string[] = [];
+  for (const g of h.ingest) {
+    if (!g.reachable) list.push(`The ingest gateway ${g.stream} does not answer.`);
+    else if (g.state === 'refusing')
+      list.push(
+        `The ingest gateway ${g.stream} refuses new visits: ${g.reason ?? 'the disk is full'}. It retries every 30 seconds.`,
+      );
+  }
+  for (const s of h.writer.stuck_streams)
+    list.push(`Reports stopped reading the write-ahead log ${s.stream}: ${s.error}`);
+  if (h.writer.failing)
+    list.push(
+      `Writing events into reports keeps failing since ${new Date(h.writer.failing.since).toLocaleString('en-GB')}: ${h.writer.failing.error}`,
+    );
+  if (h.writer.unreadable_records > 0)
+    list.push(
+      `${count(h.writer.unreadable_records)} stored records could not be read and were kept aside in data/quarantine.`,
+    );
+  if (h.disk.runway_days !== null && h.disk.runway_days < 14)
+    list.push(`The disk fills in about ${Math.floor(h.disk.runway_days)} days at the current rate.`);
+  if (list.length === 0) return <p class="health-ok">Everything works.</p>;
+  return (
+    <ul class="health-problems" role="alert">
+      {list.map((p) => (
+        <li key={p}>{p}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** How this Footfall is doing (spec: Health content), for everyone signed in; refreshed every 30 s. */
+export function HealthScreen() {
+  const health = useLoad((signal) => unwrap(api.GET('/api/v1/health', { signal })), []);
+  useEffect(() => {
+    const timer = setInterval(health.reload, 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  const h = health.data;
+  return (
+    <main class="page" id="main" tabIndex={-1}>
+      <div class="page-head">
+        <h1>Health</h1>
+        {h && (
+          <span class={h.status === 'ok' ? 'badge ok' : 'badge bad'}>
+            {h.status === 'ok' ? 'OK' : 'Needs attention'}
+          </span>
+        )}
+      </div>
+      <ErrorNote error={health.error} />
+      {!h && !health.error && <Spinner />}
+      {h && (
+        <div class="stack">
+          <section class="card">
+            <Problems h={h} />
+          </section>
+          <div class="health-grid">
+            <section class="card" aria-labelledby="h-service">
+              <h2 id="h-service">Service</h2>
+              <dl>
+                <Row label="Version">{h.version}</Row>
+                <Row label="Up for">{uptime(h.uptime_seconds)}</Row>
+                <Row label="Memory (query process)">{bytes(h.memory.bytes)}</Row>
+              </dl>
+            </section>
+            <section class="card" aria-labelledby="h-events">
+              <h2 id="h-events">Events since start</h2>
+              <dl>
+                <Row label="Accepted">{count(h.events.accepted)}</Row>
+                <Row label="Dropped as robots">{count(h.events.dropped_as_bots)}</Row>
+                <Row label="Declined (Do Not Track, GPC)">{count(h.events.declined)}</Row>
+                <Row label="Rejected as malformed">{count(h.events.rejected)}</Row>
+                <Row label="Waiting to reach reports" problem={h.writer.lag_events > 10_000}>
+                  {count(h.writer.lag_events)}
+                </Row>
+              </dl>
+            </section>
+            <section class="card" aria-labelledby="h-disk">
+              <h2 id="h-disk">Disk</h2>
+              <dl>
+                <Row label="Data">{bytes(h.disk.data_bytes)}</Row>
+                <Row label="Free on the volume">{bytes(h.disk.free_bytes)}</Row>
+                <Row label="Stored per day (last 7 days)">{count(h.disk.events_per_day)} events</Row>
+                <Row label="Lasts" problem={h.disk.runway_days !== null && h.disk.runway_days < 14}>
+                  {h.disk.runway_days === null
+                    ? 'no events stored lately'
+                    : h.disk.runway_days > 3650
+                      ? 'more than ten years at that rate'
+                      : `about ${count(Math.floor(h.disk.runway_days))} days at that rate`}
+                </Row>
+              </dl>
+            </section>
+            <section class="card" aria-labelledby="h-ingest">
+              <h2 id="h-ingest">Ingest</h2>
+              <dl>
+                {h.ingest.map((g) => (
+                  <Row
+                    key={g.stream}
+                    label={`Gateway ${g.stream}`}
+                    problem={!g.reachable || g.state === 'refusing'}
+                  >
+                    {!g.reachable
+                      ? 'not answering'
+                      : g.state === 'refusing'
+                        ? `refusing: ${g.reason}`
+                        : 'accepting'}
+                  </Row>
+                ))}
+              </dl>
+            </section>
+            <section class="card" aria-labelledby="h-backups">
+              <h2 id="h-backups">Backups and payments</h2>
+              <p class="muted">Backups and payment providers are not part of this version yet.</p>
+            </section>
+          </div>
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,88 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api, unwrap } from '../api/client.ts';
+import { ErrorNote, Field, Link } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { useSubmit } from '../components/use-submit.ts';
+import { navigate, query } from '../router.ts';
+import { startSession } from '../session.ts';
+import { AuthFrame } from './AuthFrame.tsx';
+
+/** The printed setup link: creates the first owner, then signs them in. */
+export function SetupScreen() {
+  const token = query.value.get('token') ?? '';
+  const state = useLoad((signal) => unwrap(api.GET('/api/v1/setup', { signal })), []);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const form = useSubmit(async () => {
+    if (password !== repeat) throw new ApiError(400, 'invalid_body', 'The two passwords differ.', 'repeat');
+    const answer = await unwrap(api.POST('/api/v1/setup', { body: { token, email, password } }), {
+      signIn: true,
+    });
+    await startSession(answer);
+    navigate('/sites/new');
+  });
+  if (state.data && !state.data.needed) {
+    return (
+      <AuthFrame title="Footfall is set up">
+        <p>The first owner exists already.</p>
+        <Link class="button" href="/login">
+          Sign in
+        </Link>
+      </AuthFrame>
+    );
+  }
+  return (
+    <AuthFrame title="Create the first owner">
+      {!token && (
+        <p class="error">Open the setup link that `footfall start` printed: it carries the setup token.</p>
+      )}
+      <form onSubmit={form.submit}>
+        <Field label="E-mail" error={form.fieldError('email')}>
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              type="email"
+              autocomplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="Password" hint="10 characters or more." error={form.fieldError('password')}>
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              type="password"
+              autocomplete="new-password"
+              minLength={10}
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="Password again" error={form.fieldError('repeat')}>
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              type="password"
+              autocomplete="new-password"
+              required
+              value={repeat}
+              onInput={(e) => setRepeat(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <ErrorNote error={form.formError('email', 'password', 'repeat')} />
+        <button class="button" type="submit" disabled={form.busy || !token}>
+          Create the owner
+        </button>
+      </form>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,129 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { lazyScreen } from '../components/lazy.tsx';
+import { compact, ErrorNote, Link, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { navigate } from '../router.ts';
+import { isOwner } from '../session.ts';
+import { arrangeSites } from '../sites/arrange.ts';
+import { SiteIcon } from '../sites/SiteIcon.tsx';
+import { Sparkline } from '../sites/Sparkline.tsx';
+
+const ArrangeSites = lazyScreen<{
+  sites: Schema<'Site'>[];
+  layout: Schema<'SiteLayout'>;
+  onDone: () => void;
+}>(() => import('../sites/ArrangeSites.tsx'), 'ArrangeSites');
+
+type Trend = { state: 'waiting' | 'active'; last_seen: string | null; visitors: number[] };
+const DAY_MS = 86_400_000;
+
+function lastSeenNote(trend: Trend | undefined): string | null {
+  if (!trend) return null;
+  if (trend.state === 'waiting') return 'Waiting for the first visit';
+  const since = trend.last_seen ? Date.now() - Date.parse(trend.last_seen) : 0;
+  if (since > 2 * DAY_MS) return `No visit for ${Math.floor(since / DAY_MS)} days`;
+  return null;
+}
+
+function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefined }) {
+  const total = trend ? trend.visitors.reduce((a, b) => a + b, 0) : undefined;
+  const note = lastSeenNote(trend);
+  return (
+    <li class="site-card card">
+      <Link class="site-card-link" href={`/sites/${site.id}`}>
+        <span class="site-card-head">
+          <SiteIcon domain={site.domain} icon={site.icon} colour={site.colour} />
+          <span class="site-card-domain">{site.domain}</span>
+        </span>
+        {note ? (
+          <span class={trend?.state === 'waiting' ? 'site-card-note' : 'site-card-note warn'}>{note}</span>
+        ) : (
+          <span class="site-card-number">
+            <strong>{compact(total ?? 0)}</strong> <span class="muted">visitors in 30 days</span>
+          </span>
+        )}
+        {trend && trend.state === 'active' && <Sparkline values={trend.visitors} />}
+      </Link>
+    </li>
+  );
+}
+
+/**
+ * Every site the person may see, in the account-wide layout (pins, groups, order), each with its
+ * last 30 days. An owner without a site is sent to add one; an owner whose sites all wait for a
+ * first visit sees the install screen of the first (spec: Site lifecycle).
+ */
+export function SitesScreen() {
+  const [arranging, setArranging] = useState(false);
+  const data = useLoad(
+    (signal) =>
+      Promise.all([
+        unwrap(api.GET('/api/v1/sites', { signal })),
+        unwrap(api.GET('/api/v1/site-layout', { signal })),
+        unwrap(api.GET('/api/v1/site-trends', { signal, params: { query: { days: '30' } } })),
+      ]),
+    [],
+  );
+  const [answer, layout, trends] = data.data ?? [];
+  const sites = answer?.sites;
+  const byId = new Map(trends?.trends.map((t) => [t.site, t]));
+  const waitingOnly = !!sites && sites.length > 0 && sites.every((s) => byId.get(s.id)?.state === 'waiting');
+  const held = isOwner.value && sites && (sites.length === 0 || waitingOnly);
+  useEffect(() => {
+    if (!held || !sites) return;
+    navigate(sites.length === 0 ? '/sites/new' : `/sites/${sites[0]!.id}`, { replace: true });
+  }, [held]);
+  if (data.error)
+    return (
+      <main class="page" id="main" tabIndex={-1}>
+        <ErrorNote error={data.error} />
+      </main>
+    );
+  if (!sites || !layout || held)
+    return (
+      <main class="page" id="main" tabIndex={-1}>
+        <Spinner />
+      </main>
+    );
+  return (
+    <main class="page" id="main" tabIndex={-1}>
+      <div class="page-head">
+        <h1>Sites</h1>
+        {isOwner.value && (
+          <div class="row">
+            <button type="button" class="button secondary" onClick={() => setArranging(true)}>
+              Arrange
+            </button>
+            <Link class="button" href="/sites/new">
+              Add a site
+            </Link>
+          </div>
+        )}
+      </div>
+      {sites.length === 0 && (
+        <p>No site is shared with you yet. Ask an owner of this Footfall to share one.</p>
+      )}
+      {arrangeSites(sites, layout).map((section) => (
+        <section class="site-section" key={section.title ?? ''} aria-label={section.title ?? 'Sites'}>
+          {section.title && <h2>{section.title}</h2>}
+          <ul class="site-grid">
+            {section.sites.map((site) => (
+              <SiteCard key={site.id} site={site} trend={byId.get(site.id)} />
+            ))}
+          </ul>
+        </section>
+      ))}
+      {arranging && (
+        <ArrangeSites
+          sites={sites}
+          layout={layout}
+          onDone={() => {
+            setArranging(false);
+            data.reload();
+          }}
+        />
+      )}
+    </main>
+  );
+}

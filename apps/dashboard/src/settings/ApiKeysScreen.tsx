@@ -1,0 +1,133 @@
+import { useState } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { CopyButton, ErrorNote, Field, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { useSubmit } from '../components/use-submit.ts';
+import { ago } from '../site/time.ts';
+import { SettingsNav } from './SettingsNav.tsx';
+
+function KeyRow(props: { apiKey: Schema<'ApiKey'>; onRevoked: () => void }) {
+  const k = props.apiKey;
+  const [confirming, setConfirming] = useState(false);
+  const revoke = useSubmit(async () => {
+    await unwrap(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } }));
+    props.onRevoked();
+  });
+  return (
+    <tr>
+      <td>{k.name}</td>
+      <td>
+        <code>{k.start}…</code>
+      </td>
+      <td>{new Date(k.created_at).toLocaleDateString('en-GB', { dateStyle: 'medium' })}</td>
+      <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
+      <td>
+        {confirming ? (
+          <span class="row">
+            <button
+              type="button"
+              class="button danger small"
+              disabled={revoke.busy}
+              onClick={() => revoke.submit()}
+            >
+              Revoke {k.name}
+            </button>
+            <button type="button" class="button secondary small" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </span>
+        ) : (
+          <button
+            type="button"
+            class="button secondary small"
+            onClick={() => setConfirming(true)}
+            aria-label={`Revoke the key ${k.name}…`}
+          >
+            Revoke…
+          </button>
+        )}
+        <ErrorNote error={revoke.error} />
+      </td>
+    </tr>
+  );
+}
+
+/** Read-only API keys: create one (its value shown once), see when each was last used, revoke. */
+export function ApiKeysScreen() {
+  const keys = useLoad((signal) => unwrap(api.GET('/api/v1/api-keys', { signal })), []);
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<Schema<'ApiKeyCreated'>>();
+  const create = useSubmit(async () => {
+    setCreated(await unwrap(api.POST('/api/v1/api-keys', { body: { name: name.trim() } })));
+    setName('');
+    keys.reload();
+  });
+  return (
+    <main class="page" id="main" tabIndex={-1}>
+      <h1>Settings</h1>
+      <SettingsNav />
+      <section class="section">
+        <h2>API keys</h2>
+        <p class="muted">A key reads every site through /api/v1. It cannot change anything.</p>
+        {created && (
+          <div class="card notice-card stack" role="status">
+            <p>
+              <strong>{created.api_key.name}</strong>: copy the key now. It is not shown again.
+            </p>
+            <code class="code-box">{created.key}</code>
+            <div class="row">
+              <CopyButton text={created.key} label="Copy the key" />
+              <button type="button" class="button secondary" onClick={() => setCreated(undefined)}>
+                Done
+              </button>
+            </div>
+          </div>
+        )}
+        <form class="row align-end" onSubmit={create.submit}>
+          <Field label="Name of a new key" error={create.fieldError('name')}>
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                required
+                maxLength={100}
+                placeholder="Reporting script"
+                value={name}
+                onInput={(e) => setName(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <button type="submit" class="button" disabled={create.busy}>
+            Create the key
+          </button>
+        </form>
+        <ErrorNote error={create.formError('name')} />
+        <ErrorNote error={keys.error} />
+        {!keys.data && !keys.error && <Spinner />}
+        {keys.data && keys.data.api_keys.length === 0 && <p class="muted">No key yet.</p>}
+        {keys.data && keys.data.api_keys.length > 0 && (
+          <div class="table-scroll">
+            <table class="data">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Starts with</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.api_keys.map((k) => (
+                  <KeyRow key={k.id} apiKey={k} onRevoked={keys.reload} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </main>
+  );
+}

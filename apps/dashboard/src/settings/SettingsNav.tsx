@@ -1,0 +1,21 @@
+import { Link } from '../components/ui.tsx';
+import { route } from '../router.ts';
+
+const PAGES: [string, string][] = [
+  ['/settings/people', 'People'],
+  ['/settings/keys', 'API keys'],
+];
+
+/** The instance's settings (owners): people and their sites, API keys. Site settings live with each site. */
+export function SettingsNav() {
+  const path = route.value.path === '/settings' ? '/settings/people' : route.value.path;
+  return (
+    <nav class="settings-nav" aria-label="Settings">
+      {PAGES.map(([href, label]) => (
+        <Link key={href} href={href} aria-current={path === href ? 'page' : undefined}>
+          {label}
+        </Link>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,137 @@
+import { useState } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { ErrorNote, Field, Link, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { useSubmit } from '../components/use-submit.ts';
+import { navigate } from '../router.ts';
+import { ProxyKey } from '../sites/ProxyKey.tsx';
+import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
+import { ConsentBarSettings } from './ConsentBarSettings.tsx';
+
+const formOf = (s: Schema<'Site'>): SiteForm => ({
+  domain: s.domain,
+  timezone: s.timezone,
+  currency: s.currency,
+  cookieless: s.cookieless,
+  city_recording: s.city_recording,
+  icon: s.icon ?? '',
+  colour: s.colour ?? '',
+});
+
+function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Site'>) => void }) {
+  const [form, setForm] = useState(formOf(props.site));
+  const [saved, setSaved] = useState(false);
+  const save = useSubmit(async () => {
+    setSaved(false);
+    const before = formOf(props.site);
+    const body: Record<string, unknown> = {};
+    for (const key of Object.keys(form) as (keyof SiteForm)[]) {
+      if (form[key] === before[key]) continue;
+      body[key] = (key === 'icon' || key === 'colour') && form[key] === '' ? null : form[key];
+    }
+    const answer = await unwrap(
+      api.PATCH('/api/v1/sites/{site}', { params: { path: { site: props.site.id } }, body }),
+    );
+    setSaved(true);
+    props.onSaved(answer.site);
+  });
+  return (
+    <form class="form-narrow" onSubmit={save.submit}>
+      <SiteFields
+        form={form}
+        set={(patch) => {
+          setSaved(false);
+          setForm({ ...form, ...patch });
+        }}
+        errorOf={save.fieldError}
+        full
+      />
+      <ErrorNote error={save.formError('domain', 'timezone', 'currency', 'icon', 'colour')} />
+      {saved && <p role="status">Saved.</p>}
+      <button class="button" type="submit" disabled={save.busy}>
+        Save
+      </button>
+    </form>
+  );
+}
+
+function DeleteSite({ site }: { site: Schema<'Site'> }) {
+  const [typed, setTyped] = useState('');
+  const remove = useSubmit(async () => {
+    await unwrap(api.DELETE('/api/v1/sites/{site}', { params: { path: { site: site.id } } }));
+    navigate('/sites', { replace: true });
+  });
+  return (
+    <form class="form-narrow" onSubmit={remove.submit}>
+      <p>Deleting the site removes its settings and all of its analytics. It cannot be undone.</p>
+      <Field label={`Type ${site.domain} to confirm`}>
+        {(id) => (
+          <input
+            id={id}
+            autocomplete="off"
+            spellcheck={false}
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <ErrorNote error={remove.error} />
+      <button
+        class="button danger"
+        type="submit"
+        disabled={remove.busy || typed.trim().toLowerCase() !== site.domain}
+      >
+        Delete {site.domain} and its analytics
+      </button>
+    </form>
+  );
+}
+
+/** A site's settings (owners): its fields, the consent bar, the proxy key, deleting it. */
+export function SiteSettingsScreen(props: { site: string }) {
+  const data = useLoad(
+    (signal) => unwrap(api.GET('/api/v1/sites/{site}', { signal, params: { path: { site: props.site } } })),
+    [props.site],
+  );
+  const [site, setSite] = useState<Schema<'Site'>>();
+  const current = site ?? data.data?.site;
+  if (data.error)
+    return (
+      <main class="page" id="main" tabIndex={-1}>
+        <ErrorNote error={data.error} />
+      </main>
+    );
+  if (!current)
+    return (
+      <main class="page" id="main" tabIndex={-1}>
+        <Spinner />
+      </main>
+    );
+  return (
+    <main class="page" id="main" tabIndex={-1}>
+      <div class="page-head">
+        <h1>Settings of {current.domain}</h1>
+        <Link href={`/sites/${current.id}`}>Back to the report</Link>
+      </div>
+      <section class="section card" aria-labelledby="general">
+        <h2 id="general">Site</h2>
+        <GeneralSettings key={current.id} site={current} onSaved={setSite} />
+      </section>
+      <section class="section card" aria-labelledby="consent">
+        <h2 id="consent">Consent bar</h2>
+        <ConsentBarSettings site={current} onSaved={setSite} />
+      </section>
+      <section class="section card" aria-labelledby="proxy">
+        <h2 id="proxy">Proxy key</h2>
+        <p class="muted">
+          For servers that send events for their visitors, and for reporting AI robots' requests.
+        </p>
+        <ProxyKey site={current} onRotated={setSite} />
+      </section>
+      <section class="section card danger-zone" aria-labelledby="delete">
+        <h2 id="delete">Delete the site</h2>
+        <DeleteSite site={current} />
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,176 @@
+import { useState } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { CopyButton, ErrorNote, Field } from '../components/ui.tsx';
+import { useSubmit } from '../components/use-submit.ts';
+import { loadSession, session } from '../session.ts';
+import { QrCode } from './QrCode.tsx';
+
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  return (
+    <div class="card notice-card stack" role="status">
+      <p>
+        <strong>Two-step is on.</strong> Keep these recovery codes somewhere safe: each signs you in once if
+        you lose your phone. They are not shown again.
+      </p>
+      <ol class="recovery-codes">
+        {codes.map((c) => (
+          <li key={c}>
+            <code>{c}</code>
+          </li>
+        ))}
+      </ol>
+      <div class="row">
+        <CopyButton text={codes.join('\n')} label="Copy the codes" />
+        <button type="button" class="button secondary" onClick={onDone}>
+          I have kept them
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Two-step sign-in: set up an authenticator (password, then scan and confirm a code), see the
+ * recovery codes once, set up a new phone, or turn it off (password and a code).
+ */
+export function TwoStep() {
+  const on = !!session.value?.person.two_step;
+  const left = session.value?.recovery_codes_left;
+  const [password, setPassword] = useState('');
+  const [current, setCurrent] = useState('');
+  const [code, setCode] = useState('');
+  const [pending, setPending] = useState<Schema<'TwoStepSetup'>>();
+  const [codes, setCodes] = useState<string[]>();
+  const [action, setAction] = useState<'setup' | 'off' | null>(null);
+  const start = useSubmit(async () => {
+    setPending(
+      await unwrap(
+        api.POST('/api/v1/account/two-step/setup', {
+          body: { password, ...(on ? { code: current.trim() } : {}) },
+        }),
+      ),
+    );
+    setPassword('');
+    setCurrent('');
+  });
+  const confirm = useSubmit(async () => {
+    const answer = await unwrap(
+      api.POST('/api/v1/account/two-step/confirm', { body: { code: code.trim() } }),
+    );
+    setCodes(answer.recovery_codes);
+    setPending(undefined);
+    setCode('');
+    setAction(null);
+    await loadSession();
+  });
+  const off = useSubmit(async () => {
+    await unwrap(api.DELETE('/api/v1/account/two-step', { body: { password, code: current.trim() } }));
+    setPassword('');
+    setCurrent('');
+    setAction(null);
+    await loadSession();
+  });
+  if (codes) return <RecoveryCodes codes={codes} onDone={() => setCodes(undefined)} />;
+  if (pending) {
+    return (
+      <form class="stack" onSubmit={confirm.submit}>
+        <p>
+          Scan this code with your authenticator app (or type the key into it), then enter the 6 digits it
+          shows.
+        </p>
+        <QrCode text={pending.otpauth_uri} label="QR code of the authenticator key" />
+        <p>
+          Key: <code class="secret">{pending.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
+        </p>
+        <Field label="Code from the app" error={confirm.fieldError('code')}>
+          {(id, d) => (
+            <input
+              id={id}
+              aria-describedby={d}
+              autocomplete="one-time-code"
+              inputMode="numeric"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <ErrorNote error={confirm.formError('code')} />
+        <div class="row">
+          <button class="button" type="submit" disabled={confirm.busy}>
+            Turn two-step on
+          </button>
+          <button class="button secondary" type="button" onClick={() => setPending(undefined)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    );
+  }
+  const form = action === 'off' ? off : start;
+  return (
+    <div class="stack">
+      <p>
+        {on ? (
+          <>
+            Two-step is <strong>on</strong>.{' '}
+            {left !== null && left !== undefined && `${left} recovery codes left.`}
+          </>
+        ) : (
+          'Two-step is off: a password alone signs you in.'
+        )}
+      </p>
+      {action === null ? (
+        <div class="row">
+          <button type="button" class="button" onClick={() => setAction('setup')}>
+            {on ? 'Set up a new phone and new recovery codes' : 'Set up two-step'}
+          </button>
+          {on && (
+            <button type="button" class="button secondary" onClick={() => setAction('off')}>
+              Turn two-step off
+            </button>
+          )}
+        </div>
+      ) : (
+        <form class="form-narrow" onSubmit={form.submit}>
+          <Field label="Your password" error={form.fieldError('password')}>
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                type="password"
+                autocomplete="current-password"
+                required
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          {on && (
+            <Field label="A code from your app, or a recovery code" error={form.fieldError('code')}>
+              {(id, d) => (
+                <input
+                  id={id}
+                  aria-describedby={d}
+                  autocomplete="one-time-code"
+                  required
+                  value={current}
+                  onInput={(e) => setCurrent(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+          )}
+          <ErrorNote error={form.formError('password', 'code')} />
+          <div class="row">
+            <button class={action === 'off' ? 'button danger' : 'button'} type="submit" disabled={form.busy}>
+              {action === 'off' ? 'Turn two-step off' : 'Continue'}
+            </button>
+            <button class="button secondary" type="button" onClick={() => setAction(null)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}

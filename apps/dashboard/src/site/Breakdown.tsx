@@ -1,0 +1,88 @@
+import { compact, duration, Link } from '../components/ui.tsx';
+import { displayValue, type Tab } from './panels.ts';
+
+export interface Row {
+  value: string | null;
+  visitors: number;
+  visits: number;
+  pageviews?: number;
+  events?: number;
+  bounce_rate?: number;
+  visit_duration?: number;
+}
+
+interface Column {
+  key: keyof Row;
+  label: string;
+  format: (n: number) => string;
+}
+
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+
+function columnsOf(tab: Tab, full: boolean): Column[] {
+  const count = (key: keyof Row, label: string): Column => ({ key, label, format: compact });
+  const columns = [count('visitors', 'Visitors')];
+  if (full) columns.push(count('visits', 'Visits'));
+  if (tab.dim === 'events') columns.push(count('events', 'Events'));
+  else if (tab.dim === 'pages' || full) columns.push(count('pageviews', 'Pageviews'));
+  if (full && tab.dim !== 'pages' && tab.dim !== 'events') {
+    columns.push(
+      { key: 'bounce_rate', label: 'Bounce rate', format: pct },
+      { key: 'visit_duration', label: 'Visit duration', format: duration },
+    );
+  }
+  return columns;
+}
+
+/**
+ * One breakdown as a table, the same for every panel: each row's value is a link that adds its
+ * filter, with a bar of its share of the top row's visitors. `full` shows every column.
+ */
+export function Breakdown(props: {
+  tab: Tab;
+  rows: Row[];
+  hrefFor: (value: string | null) => string;
+  full?: boolean;
+}) {
+  const { tab, rows } = props;
+  const columns = columnsOf(tab, !!props.full);
+  const top = Math.max(1, ...rows.map((r) => r.visitors));
+  if (rows.length === 0) return <p class="empty muted">Nothing in this period.</p>;
+  return (
+    <table class="breakdown">
+      <thead>
+        <tr>
+          <th scope="col">{tab.column}</th>
+          {columns.map((c) => (
+            <th scope="col" class="num" key={c.key}>
+              {c.label}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => {
+          const text = displayValue(tab.filter, row.value);
+          return (
+            <tr key={row.value ?? '\u0000'}>
+              <td class="breakdown-value">
+                <span class="bar" style={{ width: `${(row.visitors / top) * 100}%` }} />
+                <Link
+                  href={props.hrefFor(row.value)}
+                  title={`Show only visits where ${tab.column.toLowerCase()} is ${text}`}
+                >
+                  {text}
+                </Link>
+              </td>
+              {columns.map((c) => (
+                <td class="num" key={c.key}>
+                  {c.format(Number(row[c.key] ?? 0))}
+                </td>
+              ))}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

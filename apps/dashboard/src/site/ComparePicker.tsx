@@ -1,0 +1,37 @@
+import { navigate } from '../router.ts';
+import { linkTo, type Scope } from './scope.ts';
+import type { CompareKey } from './view.ts';
+
+const CHOICES: [CompareKey, string][] = [
+  ['off', 'No comparison'],
+  ['previous', 'Previous period'],
+  ['year', 'Same period last year'],
+  ['custom', 'Custom period…'],
+];
+
+/** The compared period: none, the one before, a year before, or two chosen days. */
+export function ComparePicker(props: { scope: Scope; onCustom: () => void }) {
+  const { scope } = props;
+  return (
+    <div class="compare-picker">
+      <label for="compare" class="visually-hidden">
+        Compare with
+      </label>
+      <select
+        id="compare"
+        value={scope.view.compare}
+        onChange={(e) => {
+          const value = e.currentTarget.value as CompareKey;
+          if (value === 'custom') props.onCustom();
+          else navigate(linkTo(scope, { compare: value, cfrom: undefined, cto: undefined }));
+        }}
+      >
+        {CHOICES.map(([key, label]) => (
+          <option key={key} value={key}>
+            {key === 'off' ? label : `Compare: ${label}`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

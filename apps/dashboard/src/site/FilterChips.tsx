@@ -1,0 +1,37 @@
+import { Link } from '../components/ui.tsx';
+import { displayValue, filterLabel } from './panels.ts';
+import { linkTo, type Scope } from './scope.ts';
+import { splitFilter, withoutFilter } from './view.ts';
+
+/** The filters in force, each removable; they all hold at once. */
+export function FilterChips({ scope }: { scope: Scope }) {
+  const filters = scope.view.filters;
+  if (filters.length === 0) return null;
+  return (
+    <div class="filters">
+      <ul class="chips" aria-label="Filters">
+        {filters.map((f) => {
+          const [dimension, value] = splitFilter(f);
+          const text = `${filterLabel(dimension)} is ${displayValue(dimension, value)}`;
+          return (
+            <li class="chip" key={f}>
+              <span>{text}</span>
+              <Link
+                class="chip-remove"
+                href={linkTo(scope, (v) => withoutFilter(v, f))}
+                aria-label={`Remove the filter ${text}`}
+              >
+                ×
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+      {filters.length > 1 && (
+        <Link class="clear-filters" href={linkTo(scope, { filters: [] })}>
+          Clear all
+        </Link>
+      )}
+    </div>
+  );
+}

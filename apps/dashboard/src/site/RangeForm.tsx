@@ -1,0 +1,74 @@
+import { useState } from 'preact/hooks';
+import { Modal } from '../components/Modal.tsx';
+import { Field } from '../components/ui.tsx';
+import { isDay, type Range } from './period.ts';
+
+/** Two days, first and last (both included), checked before they are used. */
+export function RangeForm(props: {
+  title: string;
+  initial: Range;
+  max: string;
+  onApply: (range: Range) => void;
+  onClose: () => void;
+}) {
+  const [from, setFrom] = useState(props.initial.from);
+  const [to, setTo] = useState(props.initial.to);
+  const wrong =
+    !isDay(from) || !isDay(to)
+      ? 'Choose both days.'
+      : from > to
+        ? 'The first day comes after the last.'
+        : undefined;
+  return (
+    <Modal title={props.title} onClose={props.onClose}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!wrong) props.onApply({ from, to });
+        }}
+      >
+        <div class="row range-fields">
+          <Field label="First day">
+            {(id) => (
+              <input
+                id={id}
+                type="date"
+                required
+                min="1970-01-01"
+                max={props.max}
+                value={from}
+                onInput={(e) => setFrom(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <Field label="Last day">
+            {(id) => (
+              <input
+                id={id}
+                type="date"
+                required
+                min="1970-01-01"
+                max="9999-12-31"
+                value={to}
+                onInput={(e) => setTo(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+        </div>
+        {wrong && (from || to) && (
+          <p class="field-error" role="alert">
+            {wrong}
+          </p>
+        )}
+        <div class="row modal-actions">
+          <button class="button" type="submit" disabled={!!wrong}>
+            Show
+          </button>
+          <button class="button secondary" type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

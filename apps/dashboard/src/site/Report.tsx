@@ -1,0 +1,140 @@
+import { useState } from 'preact/hooks';
+import { api, type Schema, unwrap, urlFor } from '../api/client.ts';
+import { useShortcuts } from '../components/shortcuts.ts';
+import { ErrorNote, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { navigate, query } from '../router.ts';
+import { ComparePicker } from './ComparePicker.tsx';
+import { chartSeries } from './chart-data.ts';
+import { FilterChips } from './FilterChips.tsx';
+import { Heatmap } from './Heatmap.tsx';
+import { MainChart } from './MainChart.tsx';
+import { formatMetric, METRIC_LABELS } from './metrics.ts';
+import { chooseMode } from './mode.ts';
+import { PanelCard } from './PanelCard.tsx';
+import { PanelDetails } from './PanelDetails.tsx';
+import { PeriodPicker } from './PeriodPicker.tsx';
+import { tabOf, visiblePanels } from './panels.ts';
+import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
+import { RangeForm } from './RangeForm.tsx';
+import { Retention } from './Retention.tsx';
+import { linkTo, reportQuery, type Scope } from './scope.ts';
+import { TopStats } from './TopStats.tsx';
+import { readView, withPeriod } from './view.ts';
+
+/**
+ * A site's report: the view comes from the URL; one report request answers the top stats, the
+ * chart and every panel's first tab; heatmap and retention load when scrolled to.
+ */
+export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined }) {
+  const { site } = props;
+  const view = readView(query.value);
+  const today = todayIn(site.timezone);
+  const firstDay = props.status?.first_day ?? null;
+  const range = resolvePeriod(view.period, today, firstDay, { from: view.from, to: view.to });
+  const scope: Scope = { site, path: `/sites/${site.id}`, view, range, today, firstDay };
+  // All time starts on the site's first day, so it waits for the status; no other period does
+  const waitForStatus = view.period === 'all' && !props.status;
+  const [asking, setAsking] = useState<'period' | 'compare' | null>(null);
+  const params = reportQuery(scope);
+  const report = useLoad(
+    (signal) =>
+      waitForStatus
+        ? new Promise<never>(() => undefined)
+        : unwrap(
+            api.GET('/api/v1/sites/{site}/report', {
+              signal,
+              params: { path: { site: site.id }, query: params },
+            }),
+          ),
+    [site.id, JSON.stringify(params), waitForStatus],
+  );
+
+  const periodKeys = Object.fromEntries(
+    PERIODS.filter((p) => p.key !== 'custom').map((p) => [
+      p.shortcut,
+      () => navigate(linkTo(scope, (v) => withPeriod(v, p.key))),
+    ]),
+  );
+  useShortcuts({
+    ...periodKeys,
+    c: () => setAsking('period'),
+    x: () =>
+      navigate(
+        linkTo(scope, {
+          compare: view.compare === 'off' ? 'previous' : 'off',
+          cfrom: undefined,
+          cto: undefined,
+        }),
+      ),
+    r: () => {
+      chooseMode('live');
+      navigate(`${scope.path}/live`);
+    },
+    Escape: () => view.filters.length > 0 && navigate(linkTo(scope, { filters: [] })),
+  });
+
+  const data = report.data;
+  const series = data && chartSeries(data.chart, data.compare_chart, view.metric, data.bucket);
+  const detailsTab = tabOf(view.panel);
+  return (
+    <>
+      <div class="toolbar">
+        <PeriodPicker scope={scope} onCustom={() => setAsking('period')} />
+        <ComparePicker scope={scope} onCustom={() => setAsking('compare')} />
+        <a
+          class="button secondary export"
+          href={urlFor('/api/v1/sites/{site}/export.csv', { path: { site: site.id }, query: params })}
+          download
+        >
+          Export CSV
+        </a>
+      </div>
+      <FilterChips scope={scope} />
+      <ErrorNote error={report.error} />
+      {!data && !report.error && <Spinner label="Loading the report" />}
+      {data && series && (
+        <div class={report.loading ? 'report loading' : 'report'} aria-busy={report.loading}>
+          <TopStats
+            kpis={data.kpis}
+            compare={data.compare_kpis}
+            metric={view.metric}
+            hrefFor={(metric) => linkTo(scope, { metric })}
+          />
+          {data.compare && <p class="compare-note muted">Compared with {rangeLabel(data.compare)}</p>}
+          <MainChart
+            series={series}
+            metric={view.metric}
+            caption={`${METRIC_LABELS[view.metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(view.metric, data.kpis[view.metric])} in the period.`}
+          />
+          <div class="panels">
+            {visiblePanels().map((panel) => (
+              <PanelCard key={panel.id} panel={panel} scope={scope} breakdowns={data.breakdowns} />
+            ))}
+            <Heatmap scope={scope} />
+            <Retention scope={scope} />
+          </div>
+        </div>
+      )}
+      {detailsTab && <PanelDetails scope={scope} tab={detailsTab} />}
+      {asking && (
+        <RangeForm
+          title={asking === 'period' ? 'Custom range' : 'Compare with'}
+          initial={asking === 'period' ? range : { from: view.cfrom ?? range.from, to: view.cto ?? range.to }}
+          max={today}
+          onClose={() => setAsking(null)}
+          onApply={(r) => {
+            setAsking(null);
+            navigate(
+              linkTo(scope, (v) =>
+                asking === 'period'
+                  ? withPeriod(v, 'custom', r)
+                  : { ...v, compare: 'custom', cfrom: r.from, cto: r.to },
+              ),
+            );
+          }}
+        />
+      )}
+    </>
+  );
+}

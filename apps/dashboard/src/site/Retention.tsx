@@ -1,0 +1,79 @@
+import { api, unwrap } from '../api/client.ts';
+import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { useVisible } from '../components/use-visible.ts';
+import { rangeLabel } from './period.ts';
+import { dataKey, periodQuery, type Scope } from './scope.ts';
+
+/** Weekly cohorts of first visits: how many came back one, two, … weeks later. */
+export function Retention({ scope }: { scope: Scope }) {
+  const [ref, seen] = useVisible<HTMLElement>();
+  const data = useLoad(
+    (signal) =>
+      seen
+        ? unwrap(
+            api.GET('/api/v1/sites/{site}/report/retention', {
+              signal,
+              params: { path: { site: scope.site.id }, query: periodQuery(scope) },
+            }),
+          )
+        : Promise.resolve(undefined),
+    [dataKey(scope), seen],
+  );
+  const cohorts = data.data?.cohorts;
+  const weeks = cohorts ? Math.min(12, Math.max(1, ...cohorts.map((c) => c.weeks.length))) : 0;
+  return (
+    <section class="panel card retention" ref={ref} aria-labelledby="retention-title">
+      <div class="panel-head">
+        <h2 id="retention-title">Returning visitors</h2>
+      </div>
+      <ErrorNote error={data.error} />
+      {!cohorts && !data.error && <Spinner />}
+      {cohorts && cohorts.length === 0 && <p class="empty muted">No first visits in this period.</p>}
+      {cohorts && cohorts.length > 0 && (
+        <ScrollRegion label="Returning visitors by week">
+          <table class="retention-grid">
+            <caption class="visually-hidden">
+              Share of each week's new visitors who came back in the weeks after
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">First visit in the week of</th>
+                <th scope="col" class="num">
+                  Visitors
+                </th>
+                {Array.from({ length: weeks - 1 }, (_, k) => (
+                  <th scope="col" class="num" key={k}>
+                    <span aria-hidden="true">+{k + 1}</span>
+                    <span class="visually-hidden">{k + 1} weeks later</span>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {cohorts.map((c) => (
+                <tr key={c.week}>
+                  <th scope="row">{rangeLabel({ from: c.week, to: c.week })}</th>
+                  <td class="num">{compact(c.visitors)}</td>
+                  {Array.from({ length: weeks - 1 }, (_, k) => {
+                    const back = c.weeks[k + 1];
+                    const share = back === undefined || c.visitors === 0 ? undefined : back / c.visitors;
+                    return (
+                      <td
+                        class="num cell"
+                        key={k}
+                        style={share === undefined ? undefined : { '--level': share.toFixed(3) }}
+                      >
+                        {share === undefined ? '' : `${Math.round(share * 100)}%`}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { bucketLabel, chartSeries, type Point } from './chart-data.ts';
+
+const point = (bucket: string, start: string, visitors: number): Point => ({
+  bucket,
+  start,
+  visitors,
+  visits: visitors,
+  pageviews: visitors * 2,
+  views_per_visit: 2,
+  bounce_rate: 0.5,
+  visit_duration: 30,
+});
+
+describe('chartSeries', () => {
+  const hours = [0, 1, 2, 3].map((h) =>
+    point(
+      `2026-03-15T0${h}:00+01:00`,
+      new Date(Date.parse('2026-03-14T23:00:00Z') + h * 3_600_000).toISOString(),
+      h + 1,
+    ),
+  );
+
+  it('marks the bucket in progress and leaves the ones to come empty', () => {
+    const now = Date.parse('2026-03-15T00:30:00Z'); // 01:30 in the site's zone
+    const s = chartSeries(hours, null, 'visitors', 'hour', now);
+    expect(s.values).toEqual([1, 2, null, null]);
+    expect(s.partial).toBe(1);
+    expect(s.labels).toEqual(['00:00', '01:00', '02:00', '03:00']);
+  });
+
+  it('has no bucket in progress for a period in the past', () => {
+    const s = chartSeries(hours, null, 'pageviews', 'hour', Date.parse('2026-03-20T00:00:00Z'));
+    expect(s.partial).toBe(-1);
+    expect(s.values).toEqual([2, 4, 6, 8]);
+  });
+
+  it('lines the comparison up bucket by bucket', () => {
+    const previous = [point('2026-03-08', '2026-03-08T00:00:00Z', 7)];
+    const days = [
+      point('2026-03-15', '2026-03-15T00:00:00Z', 3),
+      point('2026-03-16', '2026-03-16T00:00:00Z', 4),
+    ];
+    const s = chartSeries(days, previous, 'visitors', 'day', Date.parse('2026-03-16T12:00:00Z'));
+    expect(s.compare).toEqual([7, null]);
+    expect(s.compareLabels).toEqual(['8 Mar', '']);
+    expect(s.partial).toBe(1);
+  });
+});
+
+describe('bucketLabel', () => {
+  it('reads each kind of bucket', () => {
+    expect(bucketLabel('2026-03-05T14:00+01:00', 'hour', true)).toBe('5 Mar 14:00');
+    expect(bucketLabel('2026-03-01', 'month')).toBe('Mar 2026');
+    expect(bucketLabel('2026-03-02', 'week')).toBe('2 Mar');
+  });
+});

@@ -1,0 +1,80 @@
+import type { Bucket, Metric } from './view.ts';
+
+export interface Point {
+  bucket: string;
+  start: string;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  views_per_visit: number;
+  bounce_rate: number;
+  visit_duration: number;
+}
+
+export interface ChartSeries {
+  labels: string[];
+  /** the period's values; null for buckets still to come */
+  values: (number | null)[];
+  /** the bucket that has not ended yet (drawn dashed), or -1 */
+  partial: number;
+  /** the compared period's values, bucket by bucket from its own start */
+  compare: (number | null)[] | null;
+  compareLabels: string[] | null;
+}
+
+const monthDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+const monthYear = new Intl.DateTimeFormat('en-GB', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** A bucket as people read it: `14:00`, `5 Mar 14:00`, `5 Mar`, `Mar 2026`. */
+export function bucketLabel(bucket: string, kind: Bucket, manyDays = false): string {
+  const day = Date.parse(`${bucket.slice(0, 10)}T00:00:00Z`);
+  if (kind === 'hour') {
+    const hour = bucket.slice(11, 16);
+    return manyDays ? `${monthDay.format(day)} ${hour}` : hour;
+  }
+  if (kind === 'month') return monthYear.format(day);
+  return monthDay.format(day);
+}
+
+/**
+ * The main chart's data: the chosen metric per bucket, the bucket in progress (when the period
+ * reaches now) and buckets still to come (no value: the line stops at now), and the comparison.
+ */
+export function chartSeries(
+  chart: Point[],
+  compare: Point[] | null,
+  metric: Metric,
+  kind: Bucket,
+  now = Date.now(),
+): ChartSeries {
+  const manyDays = kind === 'hour' && chart.length > 24;
+  const starts = chart.map((p) => Date.parse(p.start));
+  let partial = -1;
+  const values = chart.map((p, i) => {
+    if (starts[i]! > now) return null;
+    const next = starts[i + 1];
+    if (next === undefined ? isCurrent(starts[i]!, kind, now) : next > now) partial = i;
+    return p[metric];
+  });
+  return {
+    labels: chart.map((p) => bucketLabel(p.bucket, kind, manyDays)),
+    values,
+    partial,
+    compare: compare ? chart.map((_, i) => compare[i]?.[metric] ?? null) : null,
+    compareLabels: compare
+      ? chart.map((_, i) => (compare[i] ? bucketLabel(compare[i].bucket, kind, manyDays) : ''))
+      : null,
+  };
+}
+
+const LENGTH_MS: Record<Bucket, number> = {
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 7 * 86_400_000,
+  month: 31 * 86_400_000,
+};
+
+/** Whether the last bucket, starting at `start`, holds `now` (months are taken as 31 days at most). */
+function isCurrent(start: number, kind: Bucket, now: number): boolean {
+  return now >= start && now < start + LENGTH_MS[kind];
+}

@@ -1,0 +1,53 @@
+import { compact, duration } from '../components/ui.tsx';
+import type { Metric } from './view.ts';
+
+export const METRIC_LABELS: Record<Metric, string> = {
+  visitors: 'Unique visitors',
+  visits: 'Total visits',
+  pageviews: 'Total pageviews',
+  views_per_visit: 'Views per visit',
+  bounce_rate: 'Bounce rate',
+  visit_duration: 'Visit duration',
+};
+
+/** A metric's value as shown: counts compact, rates in percent, durations in minutes. */
+export function formatMetric(metric: Metric, value: number): string {
+  switch (metric) {
+    case 'bounce_rate':
+      return `${Math.round(value * 100)}%`;
+    case 'visit_duration':
+      return duration(value);
+    case 'views_per_visit':
+      return value.toFixed(2);
+    default:
+      return compact(value);
+  }
+}
+
+export interface Change {
+  text: string;
+  /** true when the change is good news (fewer bounces is good) */
+  good: boolean;
+  direction: 'up' | 'down' | 'flat';
+}
+
+/**
+ * The change from the compared period: a percentage, or percentage points for the bounce rate;
+ * undefined when there is nothing to compare with.
+ */
+export function changeOf(metric: Metric, now: number, before: number | undefined): Change | undefined {
+  if (before === undefined) return undefined;
+  let delta: number;
+  let text: string;
+  if (metric === 'bounce_rate') {
+    delta = Math.round((now - before) * 100);
+    text = `${Math.abs(delta)} pts`;
+  } else {
+    if (before === 0) return now === 0 ? { text: '0%', good: true, direction: 'flat' } : undefined;
+    delta = Math.round(((now - before) / before) * 100);
+    text = `${Math.abs(delta)}%`;
+  }
+  const direction = delta > 0 ? 'up' : delta < 0 ? 'down' : 'flat';
+  const good = metric === 'bounce_rate' ? delta <= 0 : delta >= 0;
+  return { text, good, direction };
+}

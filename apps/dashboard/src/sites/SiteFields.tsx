@@ -1,0 +1,152 @@
+import { Field } from '../components/ui.tsx';
+
+export interface SiteForm {
+  domain: string;
+  timezone: string;
+  currency: string;
+  cookieless: boolean;
+  city_recording: boolean;
+  icon: string;
+  colour: string;
+}
+
+const zones = (): string[] => {
+  const list = Intl.supportedValuesOf?.('timeZone') ?? [];
+  return list.includes('UTC') ? list : ['UTC', ...list];
+};
+const currencies = (): string[] => Intl.supportedValuesOf?.('currency') ?? ['USD', 'EUR', 'GBP'];
+
+/** The browser's own time zone: the likely zone of a new site. */
+export function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * A site's fields, shared by Add a site and the site's settings. `errorOf(field)` is the API's
+ * message when it named that field. `full` adds the icon and colour (settings only).
+ */
+export function SiteFields(props: {
+  form: SiteForm;
+  set: (patch: Partial<SiteForm>) => void;
+  errorOf: (field: string) => string | undefined;
+  full?: boolean;
+}) {
+  const { form, set, errorOf } = props;
+  return (
+    <>
+      <Field
+        label="Domain"
+        hint="The address of the site; a pasted URL is fine. www. is optional."
+        error={errorOf('domain')}
+      >
+        {(id, d) => (
+          <input
+            id={id}
+            aria-describedby={d}
+            required
+            placeholder="example.com"
+            autocomplete="off"
+            spellcheck={false}
+            value={form.domain}
+            onInput={(e) => set({ domain: e.currentTarget.value })}
+          />
+        )}
+      </Field>
+      <Field label="Time zone" hint="Days and hours in reports follow it." error={errorOf('timezone')}>
+        {(id, d) => (
+          <select
+            id={id}
+            aria-describedby={d}
+            value={form.timezone}
+            onChange={(e) => set({ timezone: e.currentTarget.value })}
+          >
+            {[...new Set([form.timezone, ...zones()])].map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Currency" hint="Revenue is shown in it." error={errorOf('currency')}>
+        {(id, d) => (
+          <select
+            id={id}
+            aria-describedby={d}
+            value={form.currency}
+            onChange={(e) => set({ currency: e.currentTarget.value })}
+          >
+            {[...new Set([form.currency, ...currencies()])].map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={form.cookieless}
+          onChange={(e) => set({ cookieless: e.currentTarget.checked })}
+        />
+        <span>
+          Cookieless
+          <span class="hint muted">
+            {' '}
+            — no cookie: a daily hash counts visitors, so a visitor is new again each day.
+          </span>
+        </span>
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={form.city_recording}
+          onChange={(e) => set({ city_recording: e.currentTarget.checked })}
+        />
+        <span>
+          Record cities
+          <span class="hint muted"> — off: countries and regions only.</span>
+        </span>
+      </label>
+      {props.full && (
+        <>
+          <Field
+            label="Icon"
+            hint="The address of an image (https), or empty for a letter."
+            error={errorOf('icon')}
+          >
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                type="url"
+                placeholder="https://example.com/favicon.ico"
+                value={form.icon}
+                onInput={(e) => set({ icon: e.currentTarget.value })}
+              />
+            )}
+          </Field>
+          <Field label="Colour" error={errorOf('colour')}>
+            {(id, d) => (
+              <div class="row">
+                <input
+                  id={id}
+                  aria-describedby={d}
+                  type="color"
+                  value={form.colour || '#4f46e5'}
+                  onInput={(e) => set({ colour: e.currentTarget.value })}
+                />
+                {form.colour && (
+                  <button type="button" class="link-button" onClick={() => set({ colour: '' })}>
+                    No colour
+                  </button>
+                )}
+              </div>
+            )}
+          </Field>
+        </>
+      )}
+    </>
+  );
+}
