@@ -15,6 +15,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
  && rm -rf /var/lib/apt/lists/* && npm install -g pnpm@10.34.9
 # Dependencies first: this layer is rebuilt only when a manifest or the lockfile changes.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY apps/dashboard/package.json apps/dashboard/
 COPY apps/ingest/package.json apps/ingest/
 COPY apps/query/package.json apps/query/
 COPY packages/cli/package.json packages/cli/
@@ -28,9 +29,11 @@ COPY packages/wal/package.json packages/wal/
 COPY tests/package.json tests/
 COPY bench/package.json bench/
 RUN pnpm install --frozen-lockfile --ignore-scripts && pnpm rebuild
-# Then the sources, the build (scripts/build.ts: plain JavaScript in packages/cli/dist), and one
-# folder per image with only that service's production dependencies: its native packages.
+# Then the sources, the build (scripts/build.ts: plain JavaScript in packages/cli/dist, and the
+# dashboard, whose API types come from docs/openapi.yaml), and one folder per image with only that
+# service's production dependencies: its native packages.
 COPY VERSION tsconfig.base.json ./
+COPY docs/openapi.yaml docs/
 COPY scripts scripts
 COPY apps apps
 COPY packages packages

@@ -55,6 +55,14 @@ describe('the container images', () => {
     }
   });
 
+  it('copy what the build reads besides the sources: the API description the dashboard is typed from', () => {
+    const build = read('scripts/build.ts');
+    expect(build).toContain("'docs/openapi.yaml'");
+    expect(stage('build').lines).toContain('COPY docs/openapi.yaml docs/');
+    const copies = stage('build').lines.join('\n');
+    expect(copies.indexOf('COPY docs/openapi.yaml docs/')).toBeLessThan(copies.indexOf('RUN pnpm build'));
+  });
+
   it('give each image the built command and only its own native packages', () => {
     const runtime = stage('runtime').lines.join('\n');
     expect(runtime).toContain('COPY --from=build /src/packages/cli/bin packages/cli/bin');

@@ -1,7 +1,8 @@
-import { livenessRoutes, notFound, onError } from '@footfall/http';
+import { livenessRoutes, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import { accessGuard } from './auth/guard.ts';
+import { dashboardFallback } from './dashboard.ts';
 import type { QueryDeps } from './deps.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -17,7 +18,7 @@ import { siteReadRoutes } from './routes/site-reads.ts';
 import { siteRoutes } from './routes/sites.ts';
 
 /**
- * The query service's HTTP app: `/api/v1`, the operator endpoints and (later) the dashboard.
+ * The query service's HTTP app: `/api/v1`, the operator endpoints and the dashboard.
  * Every answer carries `Server-Timing`. Every route's access is declared in auth/access.ts and
  * checked by the guard before its handler runs.
  */
@@ -26,7 +27,8 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', timing({ crossOrigin: false }));
   app.use('*', accessGuard(deps));
   app.onError(onError(deps.logger));
-  app.notFound(notFound);
+  // no route: the dashboard's files and pages, or the JSON 404
+  app.notFound(dashboardFallback(deps.dashboardDir));
   app.route('/', livenessRoutes());
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));

@@ -24,4 +24,6 @@ export interface QueryDeps {
   analytics: Analytics;
   /** the time limit and cancellation of analytics reads */
   reads: ReadControl;
+  /** the built dashboard (index.html and assets/), served for GET paths no route answers */
+  dashboardDir?: string | undefined;
 }

@@ -32,7 +32,11 @@ export interface QueryService {
  * The query service's one wiring point: builds its dependencies, serves `/api/v1` on the unix
  * socket in the data directory (the ingest gateway forwards to it), and stops cleanly.
  */
-export async function startQueryService(config: Config, logger: Logger): Promise<QueryService> {
+export async function startQueryService(
+  config: Config,
+  logger: Logger,
+  options: { dashboardDir?: string } = {},
+): Promise<QueryService> {
   const instance = prepareInstance(config);
   // refuses a newer database, and a change it could not first copy: the service does not start
   const control = openControlDb({
@@ -83,6 +87,7 @@ export async function startQueryService(config: Config, logger: Logger): Promise
     },
     analytics,
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
+    dashboardDir: options.dashboardDir,
   };
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)

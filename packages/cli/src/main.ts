@@ -5,6 +5,8 @@ import { footfallVersion } from '@footfall/instance';
 import { watchParent } from './parent.ts';
 
 const BIN = fileURLToPath(new URL('../bin/footfall.mjs', import.meta.url));
+/** The built dashboard, next to the built command (scripts/build.ts puts it there). */
+const DASHBOARD = fileURLToPath(new URL('./dashboard/', import.meta.url));
 
 const HELP = `footfall ${'<version>'}: self-hosted web analytics
 
@@ -65,7 +67,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'query':
       return runProcess('query', config, async (logger) => {
         const { startQueryService } = await import('@footfall/query');
-        const service = await startQueryService(config, logger);
+        const service = await startQueryService(config, logger, { dashboardDir: DASHBOARD });
         // run alone (a container): it tells a person what to do next; under `footfall start`
         // the gateway process does
         if (!rest.includes('--no-setup-link')) await announce(config);
@@ -91,7 +93,7 @@ function readConfig(): Config {
   }
 }
 
-async function startGateway(config: Config, logger: Logger): Promise<Service> {
+async function startGateway(config: Config, logger: Logger): Promise<Service & { port: number }> {
   const { startIngestGateway } = await import('@footfall/ingest');
   return startIngestGateway(config, logger);
 }
@@ -173,7 +175,8 @@ async function runStart(config: Config): Promise<void> {
     const children: Service = { stop: () => query.stop('SIGTERM') };
     try {
       const gateway = await startGateway(config, logger);
-      await announce(config);
+      // the port it listens on: FOOTFALL_ADDR may name port 0 (any free one)
+      await announce({ ...config, addr: { ...config.addr, port: gateway.port } });
       return [gateway, children];
     } catch (e) {
       await query.stop('SIGTERM');
