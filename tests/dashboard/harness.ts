@@ -1,0 +1,184 @@
+/**
+ * Shared setup of the dashboard's browser tests: the real `footfall start` (two processes, the
+ * built dashboard served by the query service), Debian's Chromium driven by playwright-core, an
+ * API client for arranging data the way a script would, axe-core for accessibility, and
+ * screenshots written to .test-results/screens (not committed) for people to look at.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { type RunningFootfall, startFootfall } from '../support/footfall.ts';
+import { launchBrowser, type PageServer, startPageServer } from '../tracker/harness.ts';
+
+export const PASSWORD = 'correct horse battery staple';
+export const OWNER = 'owner@example.com';
+const SCREENS = join(new URL('../../.test-results/screens', import.meta.url).pathname);
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export interface Dashboard {
+  footfall: RunningFootfall & { url: string };
+  /** the setup link the first start printed */
+  setupLink: string;
+  browser: Browser;
+  pages: PageServer;
+  close(): Promise<void>;
+}
+
+/** Starts Footfall, a page server for test sites and Chromium side by side. */
+export async function startDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
+  const [footfall, browser, pages] = await Promise.all([
+    startFootfall(env),
+    launchBrowser(),
+    startPageServer(),
+  ]);
+  const [setupLink] = await footfall.waitForOutput(/http:\/\/\S+\/setup\?token=[\w-]+/);
+  return {
+    footfall,
+    setupLink,
+    browser,
+    pages,
+    async close() {
+      await browser.close();
+      await Promise.all([footfall.stop(), pages.close()]);
+    },
+  };
+}
+
+export interface ContextOptions {
+  width?: number;
+  dark?: boolean;
+}
+
+/** A person's browser: its own cookies, a viewport and a colour scheme. */
+export async function personContext(d: Dashboard, o: ContextOptions = {}): Promise<BrowserContext> {
+  const context = await d.browser.newContext({
+    viewport: { width: o.width ?? 1280, height: 900 },
+    colorScheme: o.dark ? 'dark' : 'light',
+    baseURL: d.footfall.url,
+  });
+  // a missing element fails the test in seconds, with what was awaited
+  context.setDefaultTimeout(10_000);
+  return context;
+}
+
+/** Signs in through the sign-in screen and waits to leave it. */
+export async function signIn(page: Page, email = OWNER, password = PASSWORD): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname !== '/login');
+}
+
+/** The API as a script uses it: a session cookie and the CSRF token; throws on an error answer. */
+export interface ApiSession {
+  call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+/** An error answer, with the API's own message. */
+export class ApiCallError extends Error {
+  readonly apiMessage: string;
+  constructor(
+    what: string,
+    readonly status: number,
+    body: string,
+  ) {
+    super(`${what} answered ${status}: ${body}`);
+    this.apiMessage = (JSON.parse(body) as { message: string }).message;
+  }
+}
+
+/** The API's message as the dashboard shows it: a sentence. */
+export const asShown = (message: string) => message.charAt(0).toUpperCase() + message.slice(1);
+
+export async function apiSession(base: string, email = OWNER, password = PASSWORD): Promise<ApiSession> {
+  const res = await fetch(`${base}/api/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const { csrf_token } = (await res.json()) as { csrf_token: string };
+  return {
+    async call(method, path, body) {
+      const r = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          cookie,
+          'x-footfall-csrf': csrf_token,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await r.text();
+      if (!r.ok) throw new ApiCallError(`${method} ${path}`, r.status, text);
+      return (text ? JSON.parse(text) : undefined) as never;
+    },
+  };
+}
+
+/** Creates the first owner through the API with the printed setup link's token. */
+export async function createOwner(d: Dashboard): Promise<ApiSession> {
+  const token = new URL(d.setupLink).searchParams.get('token');
+  const res = await fetch(`${d.footfall.url}/api/v1/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, email: OWNER, password: PASSWORD }),
+  });
+  if (res.status !== 201) throw new Error(`setup answered ${res.status}: ${await res.text()}`);
+  return apiSession(d.footfall.url);
+}
+
+/**
+ * axe-core's serious and critical findings on the page as it is now (WCAG 2.1 A and AA), each as
+ * `rule: selector` lines, so a failure says what and where.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  // evaluated rather than added as a script tag: the page's policy (rightly) refuses inline scripts
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(readFileSync(AXE, 'utf8'));
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: Violation[] }> } })
+      .axe;
+    type Violation = { id: string; impact: string; nodes: { target: string[] }[] };
+    const result = await axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+  });
+  return found;
+}
+
+/** A full-page screenshot for people to look at: `.test-results/screens/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS, { recursive: true });
+  await page.screenshot({ path: join(SCREENS, `${name}.png`), fullPage: true });
+}
+
+/** The HTML of a test site's page carrying `tag` in its head. */
+export function sitePage(tag: string, title = 'A page'): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${tag}</head><body><h1>${title}</h1><a href="/docs">Docs</a></body></html>`;
+}
+
+/** Opens a site's page as a new visitor (own cookies), waits for the tracker, and closes it. */
+export async function visitSite(
+  d: Dashboard,
+  url: string,
+  options: { referrer?: string; keepOpen?: boolean } = {},
+): Promise<Page> {
+  const context = await d.browser.newContext();
+  const page = await context.newPage();
+  // the pageview is stored (202) before the visitor leaves
+  const sent = page.waitForResponse((r) => r.url().endsWith('/api/e') && r.request().method() === 'POST');
+  await page.goto(url, options.referrer ? { referer: options.referrer } : {});
+  expect((await sent).status()).toBe(202);
+  if (!options.keepOpen) await context.close();
+  return page;
+}
