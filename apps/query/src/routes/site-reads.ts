@@ -106,7 +106,12 @@ export function siteReadRoutes(deps: QueryDeps) {
             const to = today(site.timezone, deps.now());
             const period = { from: dayString(dayNumber(to) - days + 1), to };
             const [visitors, status] = await Promise.all([
-              engine.dailyVisitors({ site: site.id, timeZone: canonicalTimeZone(site.timezone), period, signal }),
+              engine.dailyVisitors({
+                site: site.id,
+                timeZone: canonicalTimeZone(site.timezone),
+                period,
+                signal,
+              }),
               engine.status({ site: site.id, signal }),
             ]);
             return {
