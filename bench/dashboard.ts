@@ -1,0 +1,263 @@
+// The dashboard's first load, as a person gets it: the real `footfall start` on the demo data
+// (1M events by default), Debian's Chromium opening a site's report with a signed-in session, and
+// the browser's own resource timings. Measured per run: the API requests of the first view and when
+// the last one answered after the navigation started; then the panels below the fold, loaded when
+// scrolled to, counted apart. Each run asks a different 30-day period, so no report is cached;
+// one more run repeats a period (a warm cache). Writes bench/results/dashboard.md.
+// Run: pnpm bench:dashboard [--events 1000000] [--runs 10] [--reuse dir] [--keep]
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { FIRST_VIEW_JS_BUDGET, firstViewSizes } from '../apps/dashboard/scripts/sizes.ts';
+import { writeDemoData } from './demo-data.ts';
+import { machineLine } from './machine.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const TARGET_MS = 500;
+const TARGET_REQUESTS = 8;
+const OPERATOR = 'bench-operator-token-0123456789';
+const OWNER = { email: 'bench@example.com', password: 'bench password 0123' };
+const DAY = 86_400_000;
+
+interface Footfall {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** `footfall start` on the data directory; resolves when the gateway listens. */
+async function startFootfall(dataDir: string): Promise<Footfall> {
+  const child = spawn(process.execPath, [join(root, 'packages/cli/bin/footfall.mjs'), 'start'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      FOOTFALL_DATA_DIR: dataDir,
+      FOOTFALL_ADDR: '127.0.0.1:0',
+      FOOTFALL_GEO: 'off',
+      FOOTFALL_OPERATOR_TOKEN: OPERATOR,
+      FOOTFALL_ENGINE_THREADS: '2',
+      FOOTFALL_ENGINE_MEMORY: '256MB',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (c: Buffer) => (text += c));
+  child.stderr?.on('data', (c: Buffer) => (text += c));
+  const started = Date.now();
+  for (;;) {
+    const port = /"port":(\d+).*ingest gateway listening/.exec(text)?.[1];
+    if (port && /query service listening/.test(text)) {
+      return {
+        child,
+        url: `http://127.0.0.1:${port}`,
+        output: () => text,
+        async stop() {
+          child.kill('SIGTERM');
+          await new Promise((r) => child.once('exit', r));
+        },
+      };
+    }
+    if (child.exitCode !== null || Date.now() - started > 120_000)
+      throw new Error(`footfall did not start:\n${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the write-ahead log is all in reports. */
+async function waitTailed(url: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const res = await fetch(`${url}/_footfall/health`, { headers: { authorization: `Bearer ${OPERATOR}` } });
+    if (res.ok) {
+      const health = (await res.json()) as { writer: { lag_events: number } };
+      if (health.writer.lag_events === 0) return (performance.now() - started) / 1000;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** The owner's session cookie: set up with the printed link's token, or signed in on a reused directory. */
+async function ownerCookie(ff: Footfall): Promise<{ name: string; value: string }> {
+  const token = /\/setup\?token=([\w-]+)/.exec(ff.output())?.[1];
+  if (token) {
+    const res = await fetch(`${ff.url}/api/v1/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, ...OWNER }),
+    });
+    if (res.status !== 201) throw new Error(`setup answered ${res.status}`);
+  }
+  const res = await fetch(`${ff.url}/api/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(OWNER),
+  });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}`);
+  const [pair] = res.headers.getSetCookie()[0]!.split(';');
+  const [name, value] = pair!.split('=') as [string, string];
+  return { name, value };
+}
+
+interface Load {
+  path: string;
+  /** API requests of the first view, and when the last answered (ms after the navigation began) */
+  requests: number;
+  lastAnswerMs: number;
+  /** every request of the first view: the page, its scripts and styles, the API */
+  allRequests: number;
+  api: string[];
+  below: { requests: number; lastAnswerMs: number; api: string[] };
+}
+
+type Timing = { name: string; responseEnd: number; startTime: number };
+const apiEntries = (page: Page) =>
+  page.evaluate(() =>
+    (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((e) => ({
+      name: e.name,
+      responseEnd: e.responseEnd,
+      startTime: e.startTime,
+    })),
+  );
+const isApi = (e: Timing) => new URL(e.name).pathname.startsWith('/api/');
+const short = (e: Timing) => new URL(e.name).pathname.replace(/\/sites\/[a-z2-9]{10}/, '/sites/…');
+
+/** Opens `path` in a fresh browser context (nothing cached) and times its first view. */
+async function firstLoad(
+  browser: Browser,
+  url: string,
+  cookie: { name: string; value: string },
+  path: string,
+): Promise<Load> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addCookies([{ ...cookie, url }]);
+  const page = await context.newPage();
+  await page.goto(url + path);
+  await page.locator('.top-stats').waitFor({ timeout: 60_000 });
+  await page.locator('#panel-sources').waitFor();
+  await page.waitForTimeout(1500); // anything else the first view asks for
+  const first = await apiEntries(page);
+  const api = first.filter(isApi);
+  if (process.env.BENCH_DEBUG)
+    console.log(
+      first.map((e) => `${short(e)} ${Math.round(e.startTime)}→${Math.round(e.responseEnd)}`).join('\n'),
+    );
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await page.locator('.retention-grid, .retention .empty').first().waitFor({ timeout: 60_000 });
+  await page.locator('.heatmap-grid').waitFor();
+  await page.waitForTimeout(500);
+  const later = (await apiEntries(page)).slice(first.length).filter(isApi);
+  await context.close();
+  return {
+    path,
+    requests: api.length,
+    lastAnswerMs: Math.max(...api.map((e) => e.responseEnd)),
+    allRequests: first.length + 1,
+    api: api.map(short),
+    below: {
+      requests: later.length,
+      lastAnswerMs: later.length ? Math.max(...later.map((e) => e.responseEnd - e.startTime)) : 0,
+      api: later.map(short),
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '1000000' },
+      runs: { type: 'string', default: '10' },
+      reuse: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      out: { type: 'string', default: join(root, 'bench/results/dashboard.md') },
+    },
+  });
+  const events = Number(values.events);
+  const runs = Number(values.runs);
+  const dataDir = values.reuse ?? join(mkdtempSync(join(tmpdir(), 'ff-bench-dashboard-')), 'data');
+  const marker = join(dataDir, 'bench-demo.json');
+  if (!existsSync(marker)) {
+    console.log(`writing ${fmt(events)} demo events into ${dataDir}`);
+    const demo = await writeDemoData({ dataDir, events });
+    writeFileSync(marker, JSON.stringify(demo));
+  }
+  const demo = JSON.parse(readFileSync(marker, 'utf8')) as {
+    siteId: string;
+    events: number;
+    pageviews: number;
+  };
+  const ff = await startFootfall(dataDir);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  try {
+    const tailSeconds = await waitTailed(ff.url);
+    console.log(`tailed in ${tailSeconds.toFixed(1)} s`);
+    const cookie = await ownerCookie(ff);
+    const site = `/sites/${demo.siteId}`;
+    const today = Date.now();
+    const loads: Load[] = [];
+    for (let i = 0; i < runs; i++) {
+      // a different 30-day window each run, ending 1..runs days ago: never in the report cache
+      const to = new Date(today - (i + 1) * DAY).toISOString().slice(0, 10);
+      const from = new Date(today - (i + 30) * DAY).toISOString().slice(0, 10);
+      const load = await firstLoad(browser, ff.url, cookie, `${site}?period=custom&from=${from}&to=${to}`);
+      console.log(`run ${i + 1}: ${load.requests} API requests, last answer ${fmt(load.lastAnswerMs)} ms`);
+      loads.push(load);
+    }
+    const warm = await firstLoad(browser, ff.url, cookie, loads[0]!.path);
+    const defaultView = await firstLoad(browser, ff.url, cookie, site);
+    const sizes = firstViewSizes(join(root, 'packages/cli/dist/dashboard'));
+    const p50 = median(loads.map((l) => l.lastAnswerMs));
+    const max = Math.max(...loads.map((l) => l.lastAnswerMs));
+    const requests = Math.max(...loads.map((l) => l.requests));
+    const lines = [
+      '## Dashboard first load',
+      '',
+      `\`pnpm bench:dashboard\` (bench/dashboard.ts): \`footfall start\` on ${fmt(demo.events)} demo events`,
+      `(${fmt(demo.pageviews)} pageviews, 400 days), Chromium opening a site's report with a signed-in session in a fresh`,
+      "context (nothing cached), timed by the browser's resource timings: from the navigation's start to the",
+      'last API answer of the first view. Each run asks a different 30-day period, so no report comes from',
+      `the cache. Load average before: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(', ')}.`,
+      '',
+      '| Measure | Result | Target |',
+      '| --- | --- | --- |',
+      `| API requests of the first view | ${requests} (${loads[0]!.api.join(', ')}) | at most ${TARGET_REQUESTS} |`,
+      `| Last API answer, uncached, ${runs} runs | p50 ${fmt(p50)} ms, max ${fmt(max)} ms | at most ${TARGET_MS} ms |`,
+      `| Last API answer, the same period again (cached report) | ${fmt(warm.lastAnswerMs)} ms | |`,
+      `| Last API answer, the default view (last 30 days) | ${fmt(defaultView.lastAnswerMs)} ms | |`,
+      `| All requests of the first view (page, scripts, styles, API) | ${defaultView.allRequests} | |`,
+      `| Below the fold, when scrolled to | ${defaultView.below.requests} requests (${defaultView.below.api.join(', ')}), slowest ${fmt(defaultView.below.lastAnswerMs)} ms | counted apart |`,
+      `| JavaScript of the first view | ${fmt(sizes.jsTotal.gzip)} bytes gzipped (${fmt(sizes.jsTotal.brotli)} brotli, ${fmt(sizes.jsTotal.raw)} raw) | at most ${fmt(FIRST_VIEW_JS_BUDGET)} gzipped |`,
+      `| CSS of the first view | ${fmt(sizes.cssTotal.gzip)} bytes gzipped | |`,
+      `| All the dashboard's JavaScript, every screen | ${fmt(sizes.allJsTotal.gzip)} bytes gzipped | |`,
+      '',
+      `For comparison, issue 17 measured Umami 3.1 on this machine with 1M pageviews: 14 requests, 5.9 s.`,
+      `Targets: ${requests <= TARGET_REQUESTS ? 'requests met' : 'requests MISSED'}, ${max <= TARGET_MS ? 'time met on every run' : p50 <= TARGET_MS ? 'time met at p50, not on every run' : 'time MISSED'}, ${sizes.jsTotal.gzip <= FIRST_VIEW_JS_BUDGET ? 'size met' : 'size MISSED'}.`,
+    ];
+    writeFileSync(values.out, `${lines.join('\n')}\n`);
+    console.log(`${values.out} written on ${machineLine()}`);
+  } finally {
+    await browser.close();
+    await ff.stop();
+    if (!values.keep && !values.reuse) rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  }
+}
+
+await main();
