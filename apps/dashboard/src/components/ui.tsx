@@ -1,4 +1,4 @@
-import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
+import type { AnchorHTMLAttributes, ComponentChildren, InputHTMLAttributes } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
 import { follow } from '../router.ts';
@@ -82,6 +82,38 @@ export function Field(props: {
         </p>
       )}
     </div>
+  );
+}
+
+/** A labelled text input (any `type`): the common case of Field. */
+export function InputField(props: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string | undefined;
+  value: string;
+  onValue: (value: string) => void;
+  type?: 'text' | 'email' | 'password' | 'url' | 'search' | 'color';
+  autocomplete?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  placeholder?: string;
+  inputMode?: 'text' | 'numeric' | 'email' | 'url';
+}) {
+  const { label, hint, error, value, onValue, ...input } = props;
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(id, describedBy) => (
+        <input
+          // Preact types an input by its type, one union member each; these attributes suit all
+          {...(input as InputHTMLAttributes<HTMLInputElement>)}
+          id={id}
+          aria-describedby={describedBy}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
+      )}
+    </Field>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
-import { ErrorNote, Field } from '../components/ui.tsx';
+import { ErrorNote, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
 import { loadSession, session } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
@@ -19,33 +19,26 @@ export function NewPasswordScreen() {
     <AuthFrame title="Choose your own password">
       <p>You signed in with a password someone else was given. Replace it with one only you know.</p>
       <form onSubmit={form.submit}>
-        <Field label="The password you were given" error={form.fieldError('current_password')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="password"
-              autocomplete="current-password"
-              required
-              value={current}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password" hint="10 characters or more." error={form.fieldError('new_password')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="password"
-              autocomplete="new-password"
-              minLength={10}
-              required
-              value={next}
-              onInput={(e) => setNext(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <InputField
+          label="The password you were given"
+          error={form.fieldError('current_password')}
+          type="password"
+          autocomplete="current-password"
+          required
+          value={current}
+          onValue={setCurrent}
+        />
+        <InputField
+          label="New password"
+          hint="10 characters or more."
+          error={form.fieldError('new_password')}
+          type="password"
+          autocomplete="new-password"
+          minLength={10}
+          required
+          value={next}
+          onValue={setNext}
+        />
         <ErrorNote error={form.formError('current_password', 'new_password')} />
         <button class="button" type="submit" disabled={form.busy}>
           Save and continue

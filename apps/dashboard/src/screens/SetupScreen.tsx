@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, unwrap } from '../api/client.ts';
-import { ErrorNote, Field, Link } from '../components/ui.tsx';
+import { ErrorNote, InputField, Link } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { navigate, query } from '../router.ts';
@@ -38,46 +38,35 @@ export function SetupScreen() {
         <p class="error">Open the setup link that `footfall start` printed: it carries the setup token.</p>
       )}
       <form onSubmit={form.submit}>
-        <Field label="E-mail" error={form.fieldError('email')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Password" hint="10 characters or more." error={form.fieldError('password')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="password"
-              autocomplete="new-password"
-              minLength={10}
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Password again" error={form.fieldError('repeat')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="password"
-              autocomplete="new-password"
-              required
-              value={repeat}
-              onInput={(e) => setRepeat(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <InputField
+          label="E-mail"
+          error={form.fieldError('email')}
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onValue={setEmail}
+        />
+        <InputField
+          label="Password"
+          hint="10 characters or more."
+          error={form.fieldError('password')}
+          type="password"
+          autocomplete="new-password"
+          minLength={10}
+          required
+          value={password}
+          onValue={setPassword}
+        />
+        <InputField
+          label="Password again"
+          error={form.fieldError('repeat')}
+          type="password"
+          autocomplete="new-password"
+          required
+          value={repeat}
+          onValue={setRepeat}
+        />
         <ErrorNote error={form.formError('email', 'password', 'repeat')} />
         <button class="button" type="submit" disabled={form.busy || !token}>
           Create the owner

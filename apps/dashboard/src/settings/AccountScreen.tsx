@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, unwrap } from '../api/client.ts';
-import { ErrorNote, Field } from '../components/ui.tsx';
+import { ErrorNote, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
 import { session } from '../session.ts';
 import { TwoStep } from './TwoStep.tsx';
@@ -23,46 +23,35 @@ function PasswordForm() {
   });
   return (
     <form class="form-narrow" onSubmit={change.submit}>
-      <Field label="Current password" error={change.fieldError('current_password')}>
-        {(id, d) => (
-          <input
-            id={id}
-            aria-describedby={d}
-            type="password"
-            autocomplete="current-password"
-            required
-            value={current}
-            onInput={(e) => setCurrent(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="New password" hint="10 characters or more." error={change.fieldError('new_password')}>
-        {(id, d) => (
-          <input
-            id={id}
-            aria-describedby={d}
-            type="password"
-            autocomplete="new-password"
-            minLength={10}
-            required
-            value={next}
-            onInput={(e) => setNext(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="New password again" error={change.fieldError('repeat')}>
-        {(id, d) => (
-          <input
-            id={id}
-            aria-describedby={d}
-            type="password"
-            autocomplete="new-password"
-            required
-            value={repeat}
-            onInput={(e) => setRepeat(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <InputField
+        label="Current password"
+        error={change.fieldError('current_password')}
+        type="password"
+        autocomplete="current-password"
+        required
+        value={current}
+        onValue={setCurrent}
+      />
+      <InputField
+        label="New password"
+        hint="10 characters or more."
+        error={change.fieldError('new_password')}
+        type="password"
+        autocomplete="new-password"
+        minLength={10}
+        required
+        value={next}
+        onValue={setNext}
+      />
+      <InputField
+        label="New password again"
+        error={change.fieldError('repeat')}
+        type="password"
+        autocomplete="new-password"
+        required
+        value={repeat}
+        onValue={setRepeat}
+      />
       <ErrorNote error={change.formError('current_password', 'new_password', 'repeat')} />
       {done && <p role="status">Your password is changed. Your other sessions are signed out.</p>}
       <button class="button" type="submit" disabled={change.busy}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { CopyButton, ErrorNote, Field, Spinner } from '../components/ui.tsx';
+import { CopyButton, ErrorNote, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { ago } from '../site/time.ts';
@@ -84,19 +84,15 @@ export function ApiKeysScreen() {
           </div>
         )}
         <form class="row align-end" onSubmit={create.submit}>
-          <Field label="Name of a new key" error={create.fieldError('name')}>
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                required
-                maxLength={100}
-                placeholder="Reporting script"
-                value={name}
-                onInput={(e) => setName(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <InputField
+            label="Name of a new key"
+            error={create.fieldError('name')}
+            required
+            maxLength={100}
+            placeholder="Reporting script"
+            value={name}
+            onValue={setName}
+          />
           <button type="submit" class="button" disabled={create.busy}>
             Create the key
           </button>

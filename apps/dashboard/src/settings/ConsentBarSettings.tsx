@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { ErrorNote, Field } from '../components/ui.tsx';
+import { ErrorNote, Field, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
 
 /** What the API uses for a field left empty (packages/control/src/consent-bar.ts). */
@@ -67,28 +67,20 @@ export function ConsentBarSettings(props: { site: Schema<'Site'>; onSaved: (site
         )}
       </Field>
       <div class="row">
-        <Field label="Bar colour" error={save.fieldError('consent_background')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="color"
-              value={background}
-              onInput={(e) => setBackground(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Text colour" error={save.fieldError('consent_foreground')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="color"
-              value={foreground}
-              onInput={(e) => setForeground(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <InputField
+          label="Bar colour"
+          error={save.fieldError('consent_background')}
+          type="color"
+          value={background}
+          onValue={setBackground}
+        />
+        <InputField
+          label="Text colour"
+          error={save.fieldError('consent_foreground')}
+          type="color"
+          value={foreground}
+          onValue={setForeground}
+        />
       </div>
       <div
         class="consent-preview"

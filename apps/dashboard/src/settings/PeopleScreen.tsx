@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { CopyButton, ErrorNote, Field, Spinner } from '../components/ui.tsx';
+import { CopyButton, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { session } from '../session.ts';
@@ -101,18 +101,14 @@ function AddPerson(props: { onAdded: () => void }) {
         </div>
       )}
       <form class="row align-end" onSubmit={add.submit}>
-        <Field label="E-mail" error={add.fieldError('email')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              type="email"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <InputField
+          label="E-mail"
+          error={add.fieldError('email')}
+          type="email"
+          required
+          value={email}
+          onValue={setEmail}
+        />
         <Field label="Role">
           {(id) => (
             <select id={id} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>

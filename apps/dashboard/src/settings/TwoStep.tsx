@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { CopyButton, ErrorNote, Field } from '../components/ui.tsx';
+import { CopyButton, ErrorNote, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
 import { loadSession, session } from '../session.ts';
 import { QrCode } from './QrCode.tsx';
@@ -82,19 +82,15 @@ export function TwoStep() {
         <p>
           Key: <code class="secret">{pending.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
         </p>
-        <Field label="Code from the app" error={confirm.fieldError('code')}>
-          {(id, d) => (
-            <input
-              id={id}
-              aria-describedby={d}
-              autocomplete="one-time-code"
-              inputMode="numeric"
-              required
-              value={code}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <InputField
+          label="Code from the app"
+          error={confirm.fieldError('code')}
+          autocomplete="one-time-code"
+          inputMode="numeric"
+          required
+          value={code}
+          onValue={setCode}
+        />
         <ErrorNote error={confirm.formError('code')} />
         <div class="row">
           <button class="button" type="submit" disabled={confirm.busy}>
@@ -133,32 +129,24 @@ export function TwoStep() {
         </div>
       ) : (
         <form class="form-narrow" onSubmit={form.submit}>
-          <Field label="Your password" error={form.fieldError('password')}>
-            {(id, d) => (
-              <input
-                id={id}
-                aria-describedby={d}
-                type="password"
-                autocomplete="current-password"
-                required
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <InputField
+            label="Your password"
+            error={form.fieldError('password')}
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onValue={setPassword}
+          />
           {on && (
-            <Field label="A code from your app, or a recovery code" error={form.fieldError('code')}>
-              {(id, d) => (
-                <input
-                  id={id}
-                  aria-describedby={d}
-                  autocomplete="one-time-code"
-                  required
-                  value={current}
-                  onInput={(e) => setCurrent(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <InputField
+              label="A code from your app, or a recovery code"
+              error={form.fieldError('code')}
+              autocomplete="one-time-code"
+              required
+              value={current}
+              onValue={setCurrent}
+            />
           )}
           <ErrorNote error={form.formError('password', 'code')} />
           <div class="row">
