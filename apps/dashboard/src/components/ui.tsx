@@ -117,6 +117,27 @@ export function InputField(props: {
   );
 }
 
+/** A secret shown once (a new key, a generated password): the text, a copy button and Done. */
+export function ShownOnce(props: {
+  secret: string;
+  copyLabel: string;
+  onDone: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="card notice-card stack" role="status">
+      <p>{props.children}</p>
+      <code class="code-box">{props.secret}</code>
+      <div class="row">
+        <CopyButton text={props.secret} label={props.copyLabel} />
+        <button type="button" class="button secondary" onClick={props.onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /** Copies text to the clipboard and says so. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { CopyButton, ErrorNote, InputField, Spinner } from '../components/ui.tsx';
+import { ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { ago } from '../site/time.ts';
@@ -70,18 +70,9 @@ export function ApiKeysScreen() {
         <h2>API keys</h2>
         <p class="muted">A key reads every site through /api/v1. It cannot change anything.</p>
         {created && (
-          <div class="card notice-card stack" role="status">
-            <p>
-              <strong>{created.api_key.name}</strong>: copy the key now. It is not shown again.
-            </p>
-            <code class="code-box">{created.key}</code>
-            <div class="row">
-              <CopyButton text={created.key} label="Copy the key" />
-              <button type="button" class="button secondary" onClick={() => setCreated(undefined)}>
-                Done
-              </button>
-            </div>
-          </div>
+          <ShownOnce secret={created.key} copyLabel="Copy the key" onDone={() => setCreated(undefined)}>
+            <strong>{created.api_key.name}</strong>: copy the key now. It is not shown again.
+          </ShownOnce>
         )}
         <form class="row align-end" onSubmit={create.submit}>
           <InputField

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { CopyButton, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
+import { ErrorNote, Field, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { session } from '../session.ts';
@@ -86,19 +86,14 @@ function AddPerson(props: { onAdded: () => void }) {
     <section class="section">
       <h2>Add a person</h2>
       {created?.password && (
-        <div class="card notice-card stack" role="status">
-          <p>
-            Give <strong>{created.person.email}</strong> this password. They choose their own when they first
-            sign in; it is not shown again.
-          </p>
-          <code class="code-box">{created.password}</code>
-          <div class="row">
-            <CopyButton text={created.password} label="Copy the password" />
-            <button type="button" class="button secondary" onClick={() => setCreated(undefined)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <ShownOnce
+          secret={created.password}
+          copyLabel="Copy the password"
+          onDone={() => setCreated(undefined)}
+        >
+          Give <strong>{created.person.email}</strong> this password. They choose their own when they first
+          sign in; it is not shown again.
+        </ShownOnce>
       )}
       <form class="row align-end" onSubmit={add.submit}>
         <InputField
