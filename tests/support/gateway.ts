@@ -43,17 +43,27 @@ export async function startTestGateway(env: Record<string, string> = {}, geo?: G
     gateway,
     control,
     logLines,
-    /** every record in the WAL, decoded */
+    /**
+     * Every record in the WAL, decoded, including every append answered so far: readers follow the
+     * writer's durable mark, written up to MARK_INTERVAL_MS after an append resolved, so this reads
+     * again until the gateway's own stream shows its last durable seq (at most 5 s).
+     */
     async records(): Promise<WalRecord[]> {
-      const out: WalRecord[] = [];
-      for (const stream of await listWalStreams(instance.paths.wal)) {
-        const reader = await openWalReader({ dir: join(instance.paths.wal, stream) });
-        out.push(
-          ...(await reader.read({ after: 0n, maxRecords: 100_000 })).map((r) => decodeWalRecord(r.payload)),
-        );
-        await reader.close();
+      const durable = gateway.deps.eventLog.lastSeq;
+      const own = gateway.deps.eventLog.stream;
+      for (const started = Date.now(); ; ) {
+        const out: WalRecord[] = [];
+        let seen = 0n;
+        for (const stream of await listWalStreams(instance.paths.wal)) {
+          const reader = await openWalReader({ dir: join(instance.paths.wal, stream) });
+          const read = await reader.read({ after: 0n, maxRecords: 100_000 });
+          await reader.close();
+          out.push(...read.map((r) => decodeWalRecord(r.payload)));
+          if (stream === own && read.length > 0) seen = read[read.length - 1]!.seq;
+        }
+        if (seen >= durable || Date.now() - started > 5000) return out;
+        await new Promise((r) => setTimeout(r, 20));
       }
-      return out;
     },
     post(path: string, body: unknown, headers: Record<string, string> = {}) {
       return fetch(`${url}${path}`, {
