@@ -36,6 +36,11 @@ export interface Cipher {
   /** seals UTF-8 text as `v1.<base64url>` for a TEXT column */
   sealText(plain: string, purpose: SealPurpose): string;
   openText(sealed: string, purpose: SealPurpose): string;
+  /**
+   * A keyed hash (HMAC-SHA256, hex) of `text`: the same text gives the same hash on this instance
+   * only, so a stored hash of an e-mail cannot be reversed by hashing a list of addresses.
+   */
+  keyedHash(text: string, purpose: SealPurpose): string;
 }
 
 /**
@@ -88,6 +93,10 @@ export function createCipher(secret: string): Cipher {
   return {
     seal,
     open,
+    keyedHash: (text, purpose) =>
+      createHmac('sha256', keyFor(`${purpose}/hash`).key)
+        .update(text)
+        .digest('hex'),
     sealText: (plain, purpose) => `v1.${seal(Buffer.from(plain, 'utf8'), purpose).toString('base64url')}`,
     openText: (sealed, purpose) => {
       if (!sealed.startsWith('v1.')) throw new SealError('unknown-version', 'unknown sealed text format');

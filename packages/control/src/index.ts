@@ -22,6 +22,7 @@ export {
   contrastRatio,
 } from './consent-bar.ts';
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
+export { replaceDurably } from './durable-file.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {
   BeforeUpgradeError,

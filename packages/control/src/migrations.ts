@@ -123,5 +123,90 @@ const V3: ControlMigration = {
   `,
 };
 
+const V4: ControlMigration = {
+  version: 4,
+  name: 'payments: connections, the webhook inbox and the ledger',
+  // packages/payments/README.md states the invariants. The inbox keeps every acknowledged webhook
+  // raw; the ledger tables are rebuilt from it at any time. Amounts are integers in minor units of
+  // their own currency; times are unix ms.
+  sql: `
+    CREATE TABLE payment_connections (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      provider TEXT NOT NULL,
+      name TEXT NOT NULL,
+      mode TEXT NOT NULL CHECK (mode IN ('live', 'sandbox')),
+      -- sealed with the instance key ('provider-secret'); NULL until one is set
+      signing_secret TEXT,
+      created_at INTEGER NOT NULL,
+      last_event_at INTEGER
+    ) STRICT;
+    CREATE INDEX payment_connections_site ON payment_connections(site_id);
+
+    CREATE TABLE webhook_inbox (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      connection_id TEXT NOT NULL REFERENCES payment_connections(id) ON DELETE CASCADE,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      event_id TEXT NOT NULL,
+      received_at INTEGER NOT NULL,
+      body BLOB NOT NULL,
+      -- of the payer's e-mail (lower case), to find a person's payloads for a data request
+      email_hash TEXT,
+      UNIQUE (connection_id, event_id)
+    ) STRICT;
+    CREATE INDEX webhook_inbox_site ON webhook_inbox(site_id, seq);
+    CREATE INDEX webhook_inbox_email ON webhook_inbox(email_hash) WHERE email_hash IS NOT NULL;
+
+    CREATE TABLE ledger_payments (
+      connection_id TEXT NOT NULL REFERENCES payment_connections(id) ON DELETE CASCADE,
+      payment_id TEXT NOT NULL,
+      site_id TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      amount INTEGER NOT NULL,
+      tax INTEGER NOT NULL,
+      currency TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('one_time', 'subscription', 'renewal')),
+      test INTEGER NOT NULL CHECK (test IN (0, 1)),
+      customer_id TEXT,
+      subscription_id TEXT,
+      email_hash TEXT,
+      visitor TEXT,
+      inbox_seq INTEGER NOT NULL,
+      PRIMARY KEY (connection_id, payment_id)
+    ) STRICT;
+    CREATE INDEX ledger_payments_site ON ledger_payments(site_id, at);
+
+    CREATE TABLE ledger_refunds (
+      connection_id TEXT NOT NULL REFERENCES payment_connections(id) ON DELETE CASCADE,
+      refund_id TEXT NOT NULL,
+      payment_id TEXT NOT NULL,
+      site_id TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      amount INTEGER NOT NULL,
+      currency TEXT NOT NULL,
+      test INTEGER NOT NULL CHECK (test IN (0, 1)),
+      inbox_seq INTEGER NOT NULL,
+      PRIMARY KEY (connection_id, refund_id)
+    ) STRICT;
+    CREATE INDEX ledger_refunds_site ON ledger_refunds(site_id, at);
+
+    CREATE TABLE ledger_disputes (
+      connection_id TEXT NOT NULL REFERENCES payment_connections(id) ON DELETE CASCADE,
+      dispute_id TEXT NOT NULL,
+      payment_id TEXT NOT NULL,
+      site_id TEXT NOT NULL,
+      amount INTEGER NOT NULL,
+      currency TEXT NOT NULL,
+      test INTEGER NOT NULL CHECK (test IN (0, 1)),
+      opened_at INTEGER NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('open', 'won', 'lost')),
+      status_at INTEGER NOT NULL,
+      inbox_seq INTEGER NOT NULL,
+      PRIMARY KEY (connection_id, dispute_id)
+    ) STRICT;
+    CREATE INDEX ledger_disputes_site ON ledger_disputes(site_id, status_at);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4];

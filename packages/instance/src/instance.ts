@@ -16,6 +16,8 @@ export function dataPaths(dataDir: string) {
     controlDb: join(dataDir, 'app.db'),
     analyticsDb: join(dataDir, 'analytics.duckdb'),
     geo: join(dataDir, 'geo'),
+    /** the ECB's euro reference rates, for revenue in a site's currency */
+    rates: join(dataDir, 'rates'),
     backups: join(dataDir, 'backups'),
     /** WAL records the tailer could not read, kept for a fixed version to load */
     quarantine: join(dataDir, 'quarantine'),
