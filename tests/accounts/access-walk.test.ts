@@ -58,6 +58,11 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/report/breakdown': 'viewer',
   'GET /api/v1/sites/:site/status': 'viewer',
   'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
+  'GET /api/v1/sites/:site/payments/connections': 'owner',
+  'POST /api/v1/sites/:site/payments/connections': 'owner',
+  'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
+  'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -79,6 +84,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site': { cookieless: true },
   'PUT /api/v1/site-layout': { order: [], pins: [], groups: [] },
   'PUT /api/v1/site-access/:id': { sites: [] },
+  'POST /api/v1/sites/:site/payments/connections': { provider: 'custom' },
+  'PATCH /api/v1/sites/:site/payments/connections/:id': { name: 'walk' },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */
@@ -112,7 +119,7 @@ function expected(access: Access, caller: Caller, changing: boolean): number | '
 
 let h: AccountsApp;
 let other: AccountsApp;
-let ids: { site: string; owner: string; viewer: string; key: string };
+let ids: { site: string; owner: string; viewer: string; key: string; connection: string };
 let apiKey: string;
 let otherOwner: Agent;
 
@@ -144,7 +151,19 @@ beforeAll(async () => {
   const ownerRow = h.control.raw.prepare(`SELECT id FROM people WHERE role = 'owner'`).get() as {
     id: string;
   };
-  ids = { site: site.site.id, owner: ownerRow.id, viewer: viewer.person.id, key: key.api_key.id };
+  const connection = (await (
+    await h.call('POST', `/api/v1/sites/${site.site.id}/payments/connections`, {
+      body: { provider: 'custom' },
+      agent: owner,
+    })
+  ).json()) as { id: string };
+  ids = {
+    site: site.site.id,
+    owner: ownerRow.id,
+    viewer: viewer.person.id,
+    key: key.api_key.id,
+    connection: connection.id,
+  };
 });
 afterAll(async () => {
   await h.cleanup();
@@ -162,7 +181,9 @@ function fillPath(key: string): string {
     ? ids.key
     : path.startsWith('/api/v1/site-access')
       ? ids.viewer
-      : ids.owner;
+      : path.includes('/payments/connections/')
+        ? ids.connection
+        : ids.owner;
   const filled = path
     .replace(':site', ids.site)
     .replace(':id', id)

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createConnection, signCustom } from '@footfall/payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayHealth } from '../../apps/query/src/ingest-status.ts';
 import { pageview, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -53,6 +54,49 @@ async function send(
 }
 
 describe('the ingest gateway answers as docs/openapi.yaml says', () => {
+  it('answers the custom payment webhook: stored, duplicate, unsigned, stale, unknown, not ready, refused', async () => {
+    const { connection, signingSecret } = createConnection(gw.control, {
+      siteId: gw.site.id,
+      provider: 'custom',
+    });
+    const path = `/webhooks/custom/${connection.id}`;
+    const signed = (body: unknown, o: { secret?: string; ts?: number } = {}) => {
+      const raw = JSON.stringify(body);
+      const ts = String(o.ts ?? Math.floor(Date.now() / 1000));
+      return {
+        raw,
+        body,
+        headers: {
+          'footfall-timestamp': ts,
+          'footfall-signature': signCustom(o.secret ?? signingSecret, ts, raw),
+        },
+      };
+    };
+    const event = {
+      id: 'evt-1',
+      type: 'payment',
+      at: Date.now(),
+      payment: { id: 'p1', amount: 900, currency: 'EUR' },
+    };
+    expect((await send('POST', path, signed(event))).status).toBe(200);
+    expect(JSON.parse((await send('POST', path, signed(event))).text)).toEqual({
+      received: true,
+      duplicate: true,
+    });
+    expect((await send('POST', path, signed(event, { secret: 'ffwh_wrong' }))).status).toBe(401);
+    expect(
+      (await send('POST', path, signed(event, { ts: Math.floor(Date.now() / 1000) - 900 }))).status,
+    ).toBe(401);
+    expect((await send('POST', '/webhooks/custom/nosuchconnection', signed(event))).status).toBe(404);
+    expect((await send('POST', path, signed({ ...event, id: 'evt-2', type: 'sale' }))).status).toBe(400);
+    expect((await send('POST', path, { ...signed(event), type: 'text/plain' })).status).toBe(415);
+    const huge = { ...event, id: 'evt-3', payment: { ...event.payment, customer_id: 'x'.repeat(70_000) } };
+    expect((await send('POST', path, signed(huge))).status).toBe(413);
+    const waiting = createConnection(gw.control, { siteId: gw.site.id, provider: 'custom' }).connection.id;
+    gw.control.raw.prepare('UPDATE payment_connections SET signing_secret = NULL WHERE id = ?').run(waiting);
+    expect((await send('POST', `/webhooks/custom/${waiting}`, signed(event))).status).toBe(503);
+  });
+
   it('answers events: accepted, refused field by field, unknown site, wrong proxy key, wrong type, too large', async () => {
     const site = gw.site.id;
     expect((await send('POST', '/api/e', { body: pageview(site) })).status).toBe(202);

@@ -4,7 +4,14 @@ import { sessionFlow, setupOwner, signIn, twoStepFlow } from './account-scenario
 import { type CheckedContract, type DocumentedApp, documentedApp, loadContract } from './documented-app.ts';
 import { busy, rateLimited } from './limits.ts';
 import { liveStream, loadVisits, reportParameterErrors, reportReads } from './report-scenarios.ts';
-import { apiKeyFlow, layoutAndAccessFlow, operatorFlow, peopleFlow, siteFlow } from './resource-scenarios.ts';
+import {
+  apiKeyFlow,
+  layoutAndAccessFlow,
+  operatorFlow,
+  paymentConnectionFlow,
+  peopleFlow,
+  siteFlow,
+} from './resource-scenarios.ts';
 import {
   type Callers,
   type SweepIds,
@@ -93,6 +100,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
     await apiKeyFlow(h, owner());
     await siteFlow(h, owner(), who.viewer, API_TOKEN);
     await layoutAndAccessFlow(h, owner(), who.viewer, ids);
+    await paymentConnectionFlow(h, owner(), ids.site);
   });
 
   it('answers the report, CSV, now, events, heatmap, retention and journey with data as documented', async () => {
@@ -151,6 +159,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
         'site-layout',
         'site-access',
         'reports',
+        'payments',
         'operator',
       ]),
     ).toEqual([]);

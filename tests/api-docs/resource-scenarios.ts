@@ -43,6 +43,33 @@ export async function apiKeyFlow(h: DocumentedApp, owner: Agent) {
   expect((await h.call('GET', '/api/v1/sites', { bearer: key })).status).toBe(401);
 }
 
+/** A custom payment connection: created (secret once), listed without it, renamed, rotated, deleted. */
+export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site: string) {
+  const base = `/api/v1/sites/${site}/payments/connections`;
+  const created = await h.call('POST', base, { body: { provider: 'custom', mode: 'sandbox' }, agent: owner });
+  expect(created.status).toBe(201);
+  const made = created.json<{ id: string; signing_secret: string; webhook_url: string; mode: string }>();
+  expect(made).toMatchObject({
+    mode: 'sandbox',
+    webhook_url: expect.stringMatching(`/webhooks/custom/${made.id}$`),
+  });
+  const list = await h.call('GET', base, { agent: owner });
+  expect(list.status).toBe(200);
+  expect(list.text).not.toContain(made.signing_secret);
+  const renamed = await h.call('PATCH', `${base}/${made.id}`, {
+    body: { name: 'Checkout server' },
+    agent: owner,
+  });
+  expect(renamed.json()).toMatchObject({ name: 'Checkout server' });
+  expect((await h.call('PATCH', `${base}/${made.id}`, { body: { name: '' }, agent: owner })).status).toBe(
+    400,
+  );
+  const rotated = await h.call('POST', `${base}/${made.id}/secret`, { agent: owner });
+  expect(rotated.json<{ signing_secret: string }>().signing_secret).not.toBe(made.signing_secret);
+  expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(204);
+  expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(404);
+}
+
 export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, apiToken: string) {
   const body = {
     domain: 'https://Shop.Example.net/pricing',

@@ -66,7 +66,12 @@ describe('docs/openapi.yaml', () => {
       .map((o) => o.key)
       .sort();
     expect(documented).toEqual(fromApp.sort());
-    expect(documented).toEqual(['GET /js/{site}.js', 'POST /api/crawl', 'POST /api/e']);
+    expect(documented).toEqual([
+      'GET /js/{site}.js',
+      'POST /api/crawl',
+      'POST /api/e',
+      'POST /webhooks/custom/{connection}',
+    ]);
   });
 
   it("gives every operation the access level of the route's entry in the access table", () => {

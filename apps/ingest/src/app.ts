@@ -4,6 +4,7 @@ import { timing } from 'hono/timing';
 import type { IngestDeps } from './deps.ts';
 import { preflightRoutes } from './routes/preflight.ts';
 import { scriptRoutes } from './routes/script.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /**
  * The gateway's own Hono routes (tracker scripts, CORS preflight, webhooks, its liveness). `POST /api/e` and
@@ -18,5 +19,6 @@ export function createIngestApp(deps: IngestDeps) {
   app.route('/', livenessRoutes());
   app.route('/', preflightRoutes());
   app.route('/', scriptRoutes(deps));
+  app.route('/', webhookRoutes(deps));
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '@footfall/config';
+import type { ControlDb } from '@footfall/control';
 import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
 import type { SaltStore } from './enrich/visitor-hash.ts';
@@ -15,6 +16,8 @@ export interface IngestDeps {
   logger: Logger;
   now: () => number;
   sites: SiteDirectory;
+  /** app.db: payment connections and the webhook inbox */
+  control: ControlDb;
   eventLog: EventLog;
   stats: IngestStats;
   geo: GeoLocator;

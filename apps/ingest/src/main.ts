@@ -60,6 +60,7 @@ export async function startIngestGateway(
     logger,
     now: Date.now,
     sites: new CachedSites((id) => siteInfo(getSite(control, id))),
+    control,
     eventLog,
     stats: new IngestStats(),
     geo: geo.lookup,

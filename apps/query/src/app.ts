@@ -8,6 +8,7 @@ import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { paymentRoutes } from './routes/payments.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { sessionRoutes } from './routes/session.ts';
@@ -41,6 +42,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteAccessRoutes(deps));
   app.route('/api/v1', reportRoutes(deps.analytics, deps.reads, deps.now));
   app.route('/api/v1', siteReadRoutes(deps));
+  app.route('/api/v1', paymentRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   return app;
 }

@@ -19,6 +19,7 @@ Usage: footfall <command>
   live      exit 0 when the ingest or query service on this machine is up (health checks)
   version   print the version
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
+  payments  list connections, reprocess <site> (see footfall payments help)
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
@@ -57,6 +58,14 @@ export async function main(argv: string[]): Promise<void> {
     case 'admin': {
       const { runAdmin } = await import('./admin/admin.ts');
       process.exitCode = await runAdmin(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
+      return;
+    }
+    case 'payments': {
+      const { runPayments } = await import('./payments/payments.ts');
+      process.exitCode = await runPayments(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
       });

@@ -65,6 +65,13 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/sites/:site/status': 'viewer',
   'GET /api/v1/sites/:site/journey/:visitor': 'viewer',
 
+  // every route that could show a signing secret is owners-only, listing included
+  'GET /api/v1/sites/:site/payments/connections': 'owner',
+  'POST /api/v1/sites/:site/payments/connections': 'owner',
+  'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
+  'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
+
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 } as const satisfies Record<string, Access>;
