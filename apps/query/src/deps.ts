@@ -4,6 +4,7 @@ import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
+import type { ExchangeRates } from './exchange-rates.ts';
 import type { ReadControl } from './read-control.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */
@@ -24,6 +25,8 @@ export interface QueryDeps {
   analytics: Analytics;
   /** the time limit and cancellation of analytics reads */
   reads: ReadControl;
+  /** the ECB's rates, kept fresh while a site has a payment connection (absent in some tests) */
+  exchangeRates?: ExchangeRates | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */
   dashboardDir?: string | undefined;
 }

@@ -18,7 +18,8 @@ export interface EventCounts {
  * log's backlog and its problems, the query process's memory, and the disk with how long it lasts
  * at the last seven days' rate. `status` is `degraded` when something needs a person: a gateway
  * refusing or not answering, a stream the tailer stopped at, records it could not read, batches
- * that keep failing. Backups and payments are null until those features exist.
+ * that keep failing. Backups are null until they exist; payments are null until a site has a
+ * payment connection.
  */
 export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[]) {
   const ingest = gateways ?? (await gatewayHealth(deps.instance.paths.run));
@@ -57,7 +58,27 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
     disk: await disk(deps),
     backups: null,
-    payments: null,
+    payments: payments(deps),
+  };
+}
+
+/**
+ * Payments once a site has a connection: how many, the last webhook stored, how many wait to be
+ * processed (always 0: a webhook is applied to the ledger in the transaction that stores it), the
+ * last reconciliation with a provider (null: only the custom webhook exists, with nothing to
+ * reconcile) and the exchange rates held.
+ */
+function payments(deps: QueryDeps) {
+  const row = deps.control.raw
+    .prepare('SELECT count(*) AS n, max(last_event_at) AS last FROM payment_connections')
+    .get() as { n: number; last: number | null };
+  if (row.n === 0) return null;
+  return {
+    connections: row.n,
+    last_webhook_at: row.last === null ? null : new Date(row.last).toISOString(),
+    waiting: 0,
+    last_reconciliation: null,
+    exchange_rates: deps.exchangeRates?.status ?? { newest_day: null, checked_at: null, error: null },
   };
 }
 

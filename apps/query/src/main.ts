@@ -19,6 +19,7 @@ import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
+import { ExchangeRates } from './exchange-rates.ts';
 import { ReadControl } from './read-control.ts';
 
 /** A running query service. */
@@ -88,6 +89,13 @@ export async function startQueryService(
     analytics,
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
     dashboardDir: options.dashboardDir,
+    exchangeRates: new ExchangeRates({
+      dir: instance.paths.rates,
+      baseUrl: config.ratesUrl,
+      control,
+      logger,
+      now: Date.now,
+    }),
   };
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
@@ -104,11 +112,13 @@ export async function startQueryService(
   await listen(server, { path: socketPath });
   await chmod(socketPath, 0o600);
   logger.info({ socket: socketPath }, 'query service listening');
+  deps.exchangeRates?.start();
   return {
     socketPath,
     async stop() {
       analytics.live.closeAll();
       await drainServer(server, config.drainSeconds * 1000 - 500);
+      await deps.exchangeRates?.stop();
       await analytics.tailer.stop();
       await analytics.engine.close();
       await control.close();

@@ -43,6 +43,8 @@ export interface Config {
   geo: GeoMode;
   geoDir: string | undefined;
   updateCheck: boolean;
+  /** where the ECB euro reference rates are downloaded from (a directory URL ending in /) */
+  ratesUrl: string;
   engineThreads: number;
   engineMemory: string;
   /** seconds a report may run (waiting for a connection included) before it is stopped */
@@ -146,6 +148,7 @@ const EnvSchema = v.object({
   ),
   FOOTFALL_GEO_DIR: v.optional(text),
   FOOTFALL_UPDATE_CHECK: v.optional(from(parseOnOff), 'on'),
+  FOOTFALL_RATES_URL: v.optional(from(parseHttpUrl), 'https://www.ecb.europa.eu/stats/eurofxref/'),
   FOOTFALL_ENGINE_THREADS: v.optional(
     from((t) => parseIntIn(t, 1, 256)),
     '2',
@@ -236,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     geo: o.FOOTFALL_GEO,
     geoDir: o.FOOTFALL_GEO_DIR === undefined ? undefined : resolve(o.FOOTFALL_GEO_DIR),
     updateCheck: o.FOOTFALL_UPDATE_CHECK,
+    ratesUrl: o.FOOTFALL_RATES_URL.endsWith('/') ? o.FOOTFALL_RATES_URL : `${o.FOOTFALL_RATES_URL}/`,
     engineThreads: o.FOOTFALL_ENGINE_THREADS,
     engineMemory: o.FOOTFALL_ENGINE_MEMORY,
     queryTimeoutSeconds: o.FOOTFALL_QUERY_TIMEOUT_SECONDS,

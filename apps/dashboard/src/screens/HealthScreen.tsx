@@ -142,9 +142,32 @@ export function HealthScreen() {
                 ))}
               </dl>
             </section>
+            <section class="card" aria-labelledby="h-payments">
+              <h2 id="h-payments">Payments</h2>
+              {h.payments === null ? (
+                <p class="muted">No site has a payment connection.</p>
+              ) : (
+                <dl>
+                  <Row label="Connections">{count(h.payments.connections)}</Row>
+                  <Row label="Last webhook">
+                    {h.payments.last_webhook_at === null
+                      ? 'none yet'
+                      : new Date(h.payments.last_webhook_at).toLocaleString('en-GB')}
+                  </Row>
+                  <Row label="Waiting to be processed">{count(h.payments.waiting)}</Row>
+                  <Row label="Exchange rates" problem={h.payments.exchange_rates.error !== null}>
+                    {h.payments.exchange_rates.newest_day === null
+                      ? 'none downloaded yet'
+                      : `up to ${h.payments.exchange_rates.newest_day}`}
+                    {h.payments.exchange_rates.error &&
+                      ` (last download failed: ${h.payments.exchange_rates.error})`}
+                  </Row>
+                </dl>
+              )}
+            </section>
             <section class="card" aria-labelledby="h-backups">
-              <h2 id="h-backups">Backups and payments</h2>
-              <p class="muted">Backups and payment providers are not part of this version yet.</p>
+              <h2 id="h-backups">Backups</h2>
+              <p class="muted">Backups are not part of this version yet.</p>
             </section>
           </div>
         </div>

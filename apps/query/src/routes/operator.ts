@@ -33,7 +33,10 @@ export function operatorRoutes(deps: QueryDeps) {
     .get('/health', async (c) => {
       // the Health content, with each gateway's whole status answer and where the key lives
       const ingest = await gatewayHealth(deps.instance.paths.run);
-      const { version, uptime_seconds, memory, disk, writer, status } = await healthContent(deps, ingest);
+      const { version, uptime_seconds, memory, disk, writer, payments, status } = await healthContent(
+        deps,
+        ingest,
+      );
       return c.json({
         status,
         version,
@@ -41,6 +44,7 @@ export function operatorRoutes(deps: QueryDeps) {
         memory,
         disk,
         writer,
+        payments,
         ingest,
         key_on_volume: deps.instance.keyOnVolume,
       });
