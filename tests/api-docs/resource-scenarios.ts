@@ -64,6 +64,19 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
   expect((await h.call('PATCH', `${base}/${made.id}`, { body: { name: '' }, agent: owner })).status).toBe(
     400,
   );
+  // with a connection, the report carries revenue (here none yet) and the CSV its columns
+  const report = await h.call('GET', `/api/v1/sites/${site}/report?attr=first&payments=test`, {
+    agent: owner,
+  });
+  expect(report.json()).toMatchObject({
+    revenue: { attribution: 'first', payments: 'test', unpriced_currencies: [] },
+    kpis: { revenue: 0, customers: 0 },
+  });
+  expect((await h.call('GET', `/api/v1/sites/${site}/report?attr=middle`, { agent: owner })).status).toBe(
+    400,
+  );
+  const csv = await h.call('GET', `/api/v1/sites/${site}/export.csv`, { agent: owner });
+  expect(csv.text.split('\r\n')[0]).toMatch(/,revenue,currency,customers$/);
   const rotated = await h.call('POST', `${base}/${made.id}/secret`, { agent: owner });
   expect(rotated.json<{ signing_secret: string }>().signing_secret).not.toBe(made.signing_secret);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(204);

@@ -40,7 +40,13 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteRoutes(deps));
   app.route('/api/v1', siteLayoutRoutes(deps));
   app.route('/api/v1', siteAccessRoutes(deps));
-  app.route('/api/v1', reportRoutes(deps.analytics, deps.reads, deps.now));
+  app.route(
+    '/api/v1',
+    reportRoutes(deps.analytics, deps.reads, deps.now, {
+      control: deps.control,
+      rates: () => deps.exchangeRates?.table,
+    }),
+  );
   app.route('/api/v1', siteReadRoutes(deps));
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));

@@ -1,6 +1,7 @@
 import type { BreakdownRow, EventRow, Metrics, PageRow, Report } from './engine/index.ts';
+import type { RevenueSummary } from './revenue.ts';
 
-/** Columns of `export.csv` (the spec's CSV table; revenue columns join once payments exist). */
+/** Columns of `export.csv` (the spec's CSV table); REVENUE_COLUMNS join once a site has payments. */
 export const CSV_COLUMNS = [
   'dimension',
   'value',
@@ -9,6 +10,8 @@ export const CSV_COLUMNS = [
   'pageviews',
   'bounce_rate',
 ] as const;
+
+export const REVENUE_COLUMNS = ['revenue', 'currency', 'customers'] as const;
 
 /** Most rows of one breakdown in the export. */
 export const CSV_BREAKDOWN_ROWS = 1000;
@@ -26,43 +29,69 @@ export function csvField(value: string | number | null): string {
 
 const percent = (fraction: number) => Math.round(fraction * 1000) / 10;
 
-function line(
-  dimension: string,
-  value: string | null,
-  m: { visitors: number; visits: number; pageviews: number; bounce_rate?: number },
-) {
-  return [
+type CsvMetrics = {
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounce_rate?: number;
+  revenue?: number;
+  customers?: number;
+};
+
+/** An amount in minor units as a decimal in major units (`4900` EUR is `49.00`). */
+function major(minor: number, currency: string): string {
+  const digits =
+    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  const sign = minor < 0 ? '-' : '';
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+function line(dimension: string, value: string | null, m: CsvMetrics, revenue: RevenueSummary | null) {
+  const cells: (string | number | null)[] = [
     dimension,
     value,
     m.visitors,
     m.visits,
     m.pageviews,
     m.bounce_rate === undefined ? null : percent(m.bounce_rate),
-  ]
-    .map(csvField)
-    .join(',');
+  ];
+  if (revenue) {
+    const has = m.revenue !== undefined;
+    cells.push(
+      has ? major(m.revenue!, revenue.currency) : null,
+      has ? revenue.currency : null,
+      m.customers ?? null,
+    );
+  }
+  return cells.map(csvField).join(',');
 }
 
 /**
  * The report as one long table: the total first (and the compared period's total when comparing),
  * then the chart one bucket at a time, then every breakdown with at most 1000 rows each.
- * `bounce_rate` is a percentage with one decimal.
+ * `bounce_rate` is a percentage with one decimal. With revenue (a site with a payment connection),
+ * `revenue` is in the site's currency in major units (`49.00`), `currency` names it, and rows
+ * that have no revenue (pages, events) leave the three empty.
  */
-export function reportCsv(report: Report): string {
-  const rows: string[] = [CSV_COLUMNS.join(',')];
+export function reportCsv(report: Report & { revenue?: RevenueSummary | null }): string {
+  const revenue = report.revenue ?? null;
+  const rows: string[] = [[...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : [])].join(',')];
+  const line_ = (dimension: string, value: string | null, m: CsvMetrics) =>
+    line(dimension, value, m, revenue);
   const total = (name: string, m: Metrics, p: { from: string; to: string }) =>
-    rows.push(line(name, `${p.from}..${p.to}`, m));
+    rows.push(line_(name, `${p.from}..${p.to}`, m));
   total('total', report.kpis, report.period);
   if (report.compare && report.compare_kpis) total('compare_total', report.compare_kpis, report.compare);
-  for (const point of report.chart) rows.push(line(`chart_${report.bucket}`, point.bucket, point));
+  for (const point of report.chart) rows.push(line_(`chart_${report.bucket}`, point.bucket, point));
   const { pages, events, ...dims } = report.breakdowns;
   for (const [dim, list] of Object.entries(dims) as [string, BreakdownRow[]][]) {
-    for (const row of list.slice(0, CSV_BREAKDOWN_ROWS)) rows.push(line(dim, row.value, row));
+    for (const row of list.slice(0, CSV_BREAKDOWN_ROWS)) rows.push(line_(dim, row.value, row));
   }
-  for (const row of pages.slice(0, CSV_BREAKDOWN_ROWS) as PageRow[]) rows.push(line('page', row.value, row));
+  for (const row of pages.slice(0, CSV_BREAKDOWN_ROWS) as PageRow[]) rows.push(line_('page', row.value, row));
   for (const row of events.slice(0, CSV_BREAKDOWN_ROWS) as EventRow[]) {
     rows.push(
-      line('event', row.value, { visitors: row.visitors, visits: row.visits, pageviews: row.events }),
+      line_('event', row.value, { visitors: row.visitors, visits: row.visits, pageviews: row.events }),
     );
   }
   return `${rows.join('\r\n')}\r\n`;

@@ -1,3 +1,4 @@
+import { runAttribution } from './attribution.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
@@ -97,6 +98,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }),
     breakdown: (q) => runBreakdown(db, q, { signal: q.signal }),
     dailyVisitors: (q) => runDailyVisitors(db, q, { signal: q.signal }),
+    attribute: (q) => runAttribution(db, q, { signal: q.signal }),
     heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
     retention: (q) => readRetention(db, q, { signal: q.signal }),
     now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),

@@ -1,3 +1,4 @@
+import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
@@ -29,6 +30,15 @@ export interface Engine {
   ): Promise<BreakdownAnswer>;
   /** Distinct visitors of each local day of a period, unfiltered. */
   dailyVisitors(q: SiteQuery & { period: Period } & ReadControl): Promise<number[]>;
+  /** The visit credited with each sale (revenue attribution, at query time). */
+  attribute(
+    q: {
+      site: string;
+      anchors: readonly Anchor[];
+      model: AttributionModel;
+      filters: readonly Filter[];
+    } & ReadControl,
+  ): Promise<(CreditedVisit | null)[]>;
   heatmap(q: PeriodQuery & ReadControl): Promise<Heatmap>;
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
   /** The live reads never wait behind a period read. */

@@ -1,4 +1,10 @@
 /** The analytics engine's public surface: the Engine interface, its DuckDB implementation and report params. */
+export {
+  type Anchor,
+  ATTRIBUTION_WINDOW_DAYS,
+  type AttributionModel,
+  type CreditedVisit,
+} from './attribution.ts';
 export type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 export { EngineBusyError, QueryAbortedError } from './duckdb.ts';
 export { createDuckDbEngine, type DuckDbEngineOptions } from './duckdb-engine.ts';

@@ -1,5 +1,6 @@
-import { canonicalTimeZone, type Site } from '@footfall/control';
+import { type ControlDb, canonicalTimeZone, type Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
+import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Analytics } from '../analytics.ts';
@@ -14,18 +15,47 @@ import {
 } from '../engine/index.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
+import { type RevenueOptions, withRevenue } from '../revenue.ts';
 
 const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
+/** Report parameters about revenue only, read by the route (the engine's report does not see them). */
+const REVENUE_PARAMS = ['attr', 'payments'];
+
+/** `attr` (last, first) and `payments` (live, test); 400 naming the parameter otherwise. */
+function revenueOptions(query: RawReportQuery): RevenueOptions {
+  const one = (name: string, allowed: string[]) => {
+    const raw = query[name];
+    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    if (values.length > 1 || (values.length === 1 && !allowed.includes(values[0]!))) {
+      throw new AppError('invalid_parameter', `${name} must be one of ${allowed.join(', ')}`, {
+        field: name,
+      });
+    }
+    return values[0] ?? allowed[0]!;
+  };
+  return {
+    model: one('attr', ['last', 'first']) as RevenueOptions['model'],
+    test: one('payments', ['live', 'test']) === 'test',
+  };
+}
+
+/** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
+export interface RevenueSources {
+  control: ControlDb;
+  rates: () => RateTable | undefined;
+}
 const PERIOD_PARAMS = ['from', 'to', 'f'];
 
 /** Parses report parameters, refusing unknown ones; 400 naming the parameter. */
 function params(query: RawReportQuery, allowed: readonly string[], site: Site, now: number): ReportParams {
-  for (const key of Object.keys(query)) {
+  const engineQuery: RawReportQuery = {};
+  for (const [key, value] of Object.entries(query)) {
     if (!allowed.includes(key))
       throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
+    if (!REVENUE_PARAMS.includes(key)) engineQuery[key] = value;
   }
   try {
-    return parseReportParams(query, site.timezone, now);
+    return parseReportParams(engineQuery, site.timezone, now);
   } catch (e) {
     if (e instanceof ReportParamError) throw new AppError('invalid_parameter', e.message, { field: e.param });
     throw e;
@@ -54,7 +84,35 @@ function intParam(value: string | undefined, name: string, def: number, max: num
  * right-now numbers, the recent feed, the live stream, heatmap, retention and one visitor's path.
  * Every read runs under `reads`: stopped when its client leaves or its time limit passes.
  */
-export function reportRoutes(a: Analytics, reads: ReadControl, now: () => number = Date.now) {
+export function reportRoutes(
+  a: Analytics,
+  reads: ReadControl,
+  now: () => number = Date.now,
+  sources?: RevenueSources,
+) {
+  /** The report with its revenue when the site has a payment connection (never cached: the ledger moves on its own). */
+  const reportWithRevenue = async (
+    c: Context<AuthEnv>,
+    site: Site,
+    p: ReportParams,
+    query: RawReportQuery,
+  ) => {
+    const options = revenueOptions(query);
+    const analytics = await report(c, site, p);
+    if (!sources || !hasConnections(sources.control, site.id)) return { ...analytics, revenue: null };
+    return reads.run(c, (signal) =>
+      withRevenue({
+        control: sources.control,
+        rates: sources.rates(),
+        site,
+        report: analytics,
+        params: p,
+        options,
+        attribute: (anchors) =>
+          a.engine.attribute({ site: site.id, anchors, model: options.model, filters: p.filters, signal }),
+      }),
+    );
+  };
   const report = async (c: Context<AuthEnv>, site: Site, p: ReportParams) => {
     // the site's zone as the engine knows it; the answer says it as the owner chose it
     const key = `${site.id}|${site.timezone}|${JSON.stringify(p)}`;
@@ -82,13 +140,16 @@ export function reportRoutes(a: Analytics, reads: ReadControl, now: () => number
   return new Hono<AuthEnv>()
     .get('/sites/:site/report', siteRead(), async (c) => {
       const site = c.get('site');
-      return c.json(await report(c, site, params(c.req.queries(), REPORT_PARAMS, site, now())));
+      const query = c.req.queries();
+      const p = params(query, [...REPORT_PARAMS, ...REVENUE_PARAMS], site, now());
+      return c.json(await reportWithRevenue(c, site, p, query));
     })
     .get('/sites/:site/export.csv', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
-      const p = params({ limit: [String(CSV_BREAKDOWN_ROWS)], ...query }, REPORT_PARAMS, site, now());
-      const csv = reportCsv(await report(c, site, p));
+      const all = [...REPORT_PARAMS, ...REVENUE_PARAMS];
+      const p = params({ limit: [String(CSV_BREAKDOWN_ROWS)], ...query }, all, site, now());
+      const csv = reportCsv(await reportWithRevenue(c, site, p, query));
       c.header('Content-Type', 'text/csv; charset=utf-8');
       c.header(
         'Content-Disposition',

@@ -1,0 +1,281 @@
+import type { ControlDb, Site } from '@footfall/control';
+import type { RateTable } from '@footfall/payments';
+import type { Anchor, AttributionModel, CreditedVisit, Report, ReportParams } from './engine/index.ts';
+import { VISIT_DIMENSIONS, type VisitDimension } from './engine/report-params.ts';
+
+/**
+ * Revenue of a report, computed at read time from the ledger (packages/payments/README.md):
+ * converted into the site's currency at the ECB rate of each line's day, each sale credited to a
+ * visit by `attribution` (engine/attribution.ts), refunds and lost disputes subtracted on the day
+ * they happen and credited like their payment. Amounts are integers in the currency's minor units.
+ */
+
+export interface RevenueOptions {
+  model: AttributionModel;
+  /** `payments=test`: sandbox and test payments instead of live ones */
+  test: boolean;
+}
+
+/** What the report answer says about its revenue. */
+export interface RevenueSummary {
+  currency: string;
+  attribution: AttributionModel;
+  payments: 'live' | 'test';
+  /** currencies of payments in the period with no ECB rate: left out of every number, named here */
+  unpriced_currencies: string[];
+  /** revenue of the period not credited to any visit (no visitor id, or no visit before the sale) */
+  unattributed: number;
+}
+
+interface PaymentRow {
+  payment_id: string;
+  connection_id: string;
+  at: number;
+  amount: number;
+  tax: number;
+  currency: string;
+  kind: 'one_time' | 'subscription' | 'renewal';
+  customer_id: string | null;
+  subscription_id: string | null;
+  email_hash: string | null;
+  visitor: string | null;
+}
+
+/** One movement of money: a sale (positive) or a refund or lost dispute (negative). */
+interface Line {
+  at: number;
+  currency: string;
+  /** minor units of `currency`, revenue (tax excluded) */
+  amount: number;
+  payment: PaymentRow;
+  sale: boolean;
+}
+
+/** A payment's share of tax in `amount` of it, rounded to the nearest cent. */
+const taxShare = (p: PaymentRow, amount: number) =>
+  p.amount === 0 ? 0 : Math.round((amount * p.tax) / p.amount);
+
+/** The ledger of a site as lines, refunds and disputes lost tied to their payments. */
+function ledgerLines(ctl: ControlDb, siteId: string, test: boolean): Line[] {
+  const t = test ? 1 : 0;
+  const payments = ctl.raw
+    .prepare('SELECT * FROM ledger_payments WHERE site_id = ? AND test = ?')
+    .all(siteId, t) as PaymentRow[];
+  const byId = new Map(payments.map((p) => [`${p.connection_id}\u0000${p.payment_id}`, p]));
+  const lines: Line[] = payments.map((p) => ({
+    at: p.at,
+    currency: p.currency,
+    amount: p.amount - p.tax,
+    payment: p,
+    sale: true,
+  }));
+  // a refund or dispute whose payment has not arrived yet waits for it: it has nothing to reduce
+  const takeBack = (
+    rows: { connection_id: string; payment_id: string; at: number; amount: number; currency: string }[],
+  ) => {
+    for (const r of rows) {
+      const p = byId.get(`${r.connection_id}\u0000${r.payment_id}`);
+      if (p)
+        lines.push({
+          at: r.at,
+          currency: r.currency,
+          amount: -(r.amount - taxShare(p, r.amount)),
+          payment: p,
+          sale: false,
+        });
+    }
+  };
+  takeBack(
+    ctl.raw.prepare('SELECT * FROM ledger_refunds WHERE site_id = ? AND test = ?').all(siteId, t) as never[],
+  );
+  takeBack(
+    ctl.raw
+      .prepare(
+        `SELECT *, status_at AS at FROM ledger_disputes WHERE site_id = ? AND test = ? AND status = 'lost'`,
+      )
+      .all(siteId, t) as never[],
+  );
+  return lines;
+}
+
+/**
+ * Who each payment is credited to and from when: its own visitor id, else one found through the
+ * customer graph (another payment of the same customer, subscription or e-mail that had one); a
+ * renewal is credited like its subscription's first payment.
+ */
+function anchors(payments: PaymentRow[]): Map<PaymentRow, Anchor | null> {
+  const byTime = [...payments].sort((a, b) => a.at - b.at || a.payment_id.localeCompare(b.payment_id));
+  const known = new Map<string, string>();
+  for (const p of byTime) {
+    if (!p.visitor) continue;
+    for (const key of graphKeys(p)) if (!known.has(key)) known.set(key, p.visitor);
+  }
+  const visitorOf = (p: PaymentRow) =>
+    p.visitor ??
+    graphKeys(p)
+      .map((k) => known.get(k))
+      .find((v) => v !== undefined) ??
+    null;
+  const firstOfSubscription = new Map<string, PaymentRow>();
+  for (const p of byTime) {
+    if (p.subscription_id && !firstOfSubscription.has(p.subscription_id))
+      firstOfSubscription.set(p.subscription_id, p);
+  }
+  const out = new Map<PaymentRow, Anchor | null>();
+  for (const p of payments) {
+    const from =
+      p.kind === 'renewal' && p.subscription_id ? (firstOfSubscription.get(p.subscription_id) ?? p) : p;
+    const visitor = visitorOf(from) ?? visitorOf(p);
+    out.set(p, visitor ? { visitor, at: from.at } : null);
+  }
+  return out;
+}
+
+const graphKeys = (p: PaymentRow) =>
+  [
+    p.customer_id ? `c:${p.customer_id}` : '',
+    p.subscription_id ? `s:${p.subscription_id}` : '',
+    p.email_hash ? `e:${p.email_hash}` : '',
+  ].filter(Boolean);
+
+/** Who paid, for counting customers: the customer id, else the e-mail, else the visitor, else the payment. */
+const payerOf = (p: PaymentRow) =>
+  p.customer_id
+    ? `c:${p.customer_id}`
+    : p.email_hash
+      ? `e:${p.email_hash}`
+      : p.visitor
+        ? `v:${p.visitor}`
+        : `p:${p.payment_id}`;
+
+/** Revenue and customers of a set of lines. */
+class Sums {
+  revenue = 0;
+  readonly #payers = new Set<string>();
+  add(line: Line, amount: number) {
+    this.revenue += amount;
+    if (line.sale) this.#payers.add(payerOf(line.payment));
+  }
+  get customers() {
+    return this.#payers.size;
+  }
+}
+
+/** A site's local day of an instant, `YYYY-MM-DD`. */
+const localDay = (zone: string) => {
+  const f = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
+  return (ms: number) => f.format(ms);
+};
+
+export interface RevenueInput {
+  control: ControlDb;
+  rates: RateTable | undefined;
+  site: Site;
+  report: Report;
+  params: ReportParams;
+  options: RevenueOptions;
+  /** the engine's attribution read, bound to the request's signal */
+  attribute: (anchors: Anchor[]) => Promise<(CreditedVisit | null)[]>;
+}
+
+/**
+ * The report with revenue: `revenue` (the summary), and `revenue`, `customers` and
+ * `revenue_per_visitor` in the KPIs, `revenue` on every chart point and `revenue` and `customers`
+ * on every row of a visit-dimension breakdown, for the period and the comparison.
+ */
+export async function withRevenue(input: RevenueInput): Promise<Report & { revenue: RevenueSummary }> {
+  const { site, report, params } = input;
+  const dayOf = localDay(site.timezone);
+  const unpriced = new Set<string>();
+  const periods = [params.period, ...(params.compare ? [params.compare] : [])];
+  const inAny = (day: string) => periods.some((p) => day >= p.from && day <= p.to);
+  // every line of the period and the comparison, converted; the rest is never looked at
+  const lines = ledgerLines(input.control, site.id, input.options.test).flatMap((line) => {
+    const day = dayOf(line.at);
+    if (!inAny(day)) return [];
+    const rateDay = new Date(line.at).toISOString().slice(0, 10);
+    const amount =
+      line.currency === site.currency.toUpperCase()
+        ? line.amount
+        : input.rates?.convertMinor(line.amount, line.currency, site.currency, rateDay);
+    if (amount === undefined) {
+      unpriced.add(line.currency);
+      return [];
+    }
+    return [{ line, day, amount }];
+  });
+  const payments = [...new Set(lines.map((l) => l.line.payment))];
+  const anchorOf = anchors(payments);
+  const wanted = payments.filter((p) => anchorOf.get(p));
+  const credited = new Map<PaymentRow, CreditedVisit | null>();
+  const found = await input.attribute(wanted.map((p) => anchorOf.get(p)!));
+  wanted.forEach((p, i) => credited.set(p, found[i] ?? null));
+
+  const filtered = params.filters.length > 0;
+  const dims = VISIT_DIMENSIONS.filter((d) => report.breakdowns[d] !== undefined);
+  const sumsOf = (period: { from: string; to: string }, chart: { start: string }[] | null) => {
+    const total = new Sums();
+    let unattributed = 0;
+    const starts = (chart ?? []).map((c) => Date.parse(c.start));
+    const byBucket = starts.map(() => 0);
+    const byValue = new Map<VisitDimension, Map<string | null, Sums>>(dims.map((d) => [d, new Map()]));
+    for (const { line, day, amount } of lines) {
+      if (day < period.from || day > period.to) continue;
+      const visit = credited.get(line.payment) ?? null;
+      if (filtered && !visit?.matches) continue;
+      total.add(line, amount);
+      if (visit === null) unattributed += amount;
+      let bucket = -1;
+      for (let i = 0; i < starts.length && starts[i]! <= line.at; i++) bucket = i;
+      if (bucket >= 0) byBucket[bucket]! += amount;
+      if (visit === null) continue;
+      for (const d of dims) {
+        const values = byValue.get(d)!;
+        const value = visit.dims[d];
+        if (!values.has(value)) values.set(value, new Sums());
+        values.get(value)!.add(line, amount);
+      }
+    }
+    return { total, unattributed, byBucket, byValue };
+  };
+  const main = sumsOf(params.period, report.chart);
+  const compare = params.compare ? sumsOf(params.compare, report.compare_chart) : null;
+  const kpis = (k: Report['kpis'], s: ReturnType<typeof sumsOf>) => ({
+    ...k,
+    revenue: s.total.revenue,
+    customers: s.total.customers,
+    revenue_per_visitor: k.visitors === 0 ? 0 : Math.round(s.total.revenue / k.visitors),
+  });
+  const breakdowns = { ...report.breakdowns };
+  for (const d of dims) {
+    const values = main.byValue.get(d)!;
+    breakdowns[d] = report.breakdowns[d]!.map((row) => ({
+      ...row,
+      revenue: values.get(row.value)?.revenue ?? 0,
+      customers: values.get(row.value)?.customers ?? 0,
+    }));
+  }
+  return {
+    ...report,
+    kpis: kpis(report.kpis, main),
+    compare_kpis: report.compare_kpis && compare ? kpis(report.compare_kpis, compare) : report.compare_kpis,
+    chart: report.chart.map((point, i) => ({ ...point, revenue: main.byBucket[i] ?? 0 })),
+    compare_chart:
+      report.compare_chart && compare
+        ? report.compare_chart.map((point, i) => ({ ...point, revenue: compare.byBucket[i] ?? 0 }))
+        : report.compare_chart,
+    breakdowns,
+    revenue: {
+      currency: site.currency.toUpperCase(),
+      attribution: input.options.model,
+      payments: input.options.test ? 'test' : 'live',
+      unpriced_currencies: [...unpriced].sort(),
+      unattributed: main.unattributed,
+    },
+  };
+}
