@@ -1,4 +1,5 @@
 import { compact, duration, Link } from '../components/ui.tsx';
+import { formatMoney } from './metrics.ts';
 import { displayValue, type Tab } from './panels.ts';
 
 export interface Row {
@@ -9,6 +10,8 @@ export interface Row {
   events?: number;
   bounce_rate?: number;
   visit_duration?: number;
+  /** with payments: revenue credited to this value, minor units */
+  revenue?: number;
 }
 
 interface Column {
@@ -19,7 +22,7 @@ interface Column {
 
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 
-function columnsOf(tab: Tab, full: boolean): Column[] {
+function columnsOf(tab: Tab, full: boolean, currency: string | null): Column[] {
   const count = (key: keyof Row, label: string): Column => ({ key, label, format: compact });
   const columns = [count('visitors', 'Visitors')];
   if (full) columns.push(count('visits', 'Visits'));
@@ -31,6 +34,8 @@ function columnsOf(tab: Tab, full: boolean): Column[] {
       { key: 'visit_duration', label: 'Visit duration', format: duration },
     );
   }
+  if (currency)
+    columns.push({ key: 'revenue', label: 'Revenue', format: (n) => formatMoney(n, currency, true) });
   return columns;
 }
 
@@ -43,9 +48,12 @@ export function Breakdown(props: {
   rows: Row[];
   hrefFor: (value: string | null) => string;
   full?: boolean;
+  /** the site's currency, when the rows carry revenue */
+  currency?: string | null;
 }) {
   const { tab, rows } = props;
-  const columns = columnsOf(tab, !!props.full);
+  const withRevenue = props.currency && rows.some((r) => r.revenue !== undefined) ? props.currency : null;
+  const columns = columnsOf(tab, !!props.full, withRevenue);
   const top = Math.max(1, ...rows.map((r) => r.visitors));
   if (rows.length === 0) return <p class="empty muted">Nothing in this period.</p>;
   return (

@@ -16,7 +16,12 @@ interface Hover {
  * still in progress dashed. Hovering (or moving with the arrow keys when focused) shows a bucket's
  * numbers; the figure's caption says the same in words for screen readers.
  */
-export function MainChart(props: { series: ChartSeries; metric: Metric; caption: string }) {
+export function MainChart(props: {
+  series: ChartSeries;
+  metric: Metric;
+  caption: string;
+  currency?: string | null;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const [hover, setHover] = useState<Hover>();
@@ -35,7 +40,7 @@ export function MainChart(props: { series: ChartSeries; metric: Metric; caption:
     const accent = cssColour('--accent');
     const muted = cssColour('--muted');
     const grid = cssColour('--border');
-    const fmt = (v: number) => formatMetric(metric, v);
+    const fmt = (v: number) => formatMetric(metric, v, props.currency);
     const options: uPlot.Options = {
       width: el.clientWidth,
       height: 260,
@@ -93,7 +98,7 @@ export function MainChart(props: { series: ChartSeries; metric: Metric; caption:
       plot.current?.destroy();
       plot.current = undefined;
     };
-  }, [series, metric, dark]);
+  }, [series, metric, dark, props.currency]);
 
   const i = hover?.index;
   const value = i === undefined ? undefined : series.values[i];
@@ -112,12 +117,12 @@ export function MainChart(props: { series: ChartSeries; metric: Metric; caption:
           {i === series.partial && <span class="muted"> (so far)</span>}
           <div>
             {METRIC_LABELS[metric]}:{' '}
-            {value === null || value === undefined ? '–' : formatMetric(metric, value)}
+            {value === null || value === undefined ? '–' : formatMetric(metric, value, props.currency)}
           </div>
           {series.compare && (
             <div class="muted">
               {series.compareLabels?.[i]}:{' '}
-              {before === null || before === undefined ? '–' : formatMetric(metric, before)}
+              {before === null || before === undefined ? '–' : formatMetric(metric, before, props.currency)}
             </div>
           )}
         </div>

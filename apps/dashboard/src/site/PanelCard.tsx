@@ -35,7 +35,13 @@ function LoadedBreakdown(props: { scope: Scope; tab: Tab; hrefFor: (v: string | 
  * A panel of the report: its tabs (the choice kept in this browser), the chosen breakdown with
  * rows that filter, and a link to the breakdown in full.
  */
-export function PanelCard(props: { panel: Panel; scope: Scope; breakdowns: Schema<'Breakdowns'> }) {
+export function PanelCard(props: {
+  panel: Panel;
+  scope: Scope;
+  breakdowns: Schema<'Breakdowns'>;
+  /** the site's currency when the report carries revenue */
+  currency: string | null;
+}) {
   const { panel, scope } = props;
   const [chosen, setChosen] = useState(() => localStorage.getItem(KEY + panel.id));
   const tab = panel.tabs.find((t) => t.dim === chosen) ?? panel.tabs[0]!;
@@ -56,7 +62,7 @@ export function PanelCard(props: { panel: Panel; scope: Scope; breakdowns: Schem
         />
       </div>
       {rows ? (
-        <Breakdown tab={tab} rows={rows as Row[]} hrefFor={hrefFor} />
+        <Breakdown tab={tab} rows={rows as Row[]} hrefFor={hrefFor} currency={props.currency} />
       ) : (
         <LoadedBreakdown scope={scope} tab={tab} hrefFor={hrefFor} />
       )}

@@ -75,7 +75,10 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
   });
 
   const data = report.data;
-  const series = data && chartSeries(data.chart, data.compare_chart, view.metric, data.bucket);
+  const currency = data?.revenue?.currency ?? null;
+  // revenue is drawn only for a site that has it
+  const metric = view.metric === 'revenue' && !currency ? 'visitors' : view.metric;
+  const series = data && chartSeries(data.chart, data.compare_chart, metric, data.bucket);
   const detailsTab = tabOf(view.panel);
   return (
     <>
@@ -98,18 +101,32 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
           <TopStats
             kpis={data.kpis}
             compare={data.compare_kpis}
-            metric={view.metric}
-            hrefFor={(metric) => linkTo(scope, { metric })}
+            metric={metric}
+            currency={currency}
+            hrefFor={(m) => linkTo(scope, { metric: m })}
           />
           {data.compare && <p class="compare-note muted">Compared with {rangeLabel(data.compare)}</p>}
           <MainChart
             series={series}
-            metric={view.metric}
-            caption={`${METRIC_LABELS[view.metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(view.metric, data.kpis[view.metric])} in the period.`}
+            metric={metric}
+            currency={currency}
+            caption={`${METRIC_LABELS[metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(metric, data.kpis[metric] ?? 0, currency)} in the period.`}
           />
+          {data.revenue && data.revenue.unpriced_currencies.length > 0 && (
+            <p class="compare-note muted">
+              Revenue leaves out payments in {data.revenue.unpriced_currencies.join(', ')}: no exchange rate
+              for them yet.
+            </p>
+          )}
           <div class="panels">
             {visiblePanels().map((panel) => (
-              <PanelCard key={panel.id} panel={panel} scope={scope} breakdowns={data.breakdowns} />
+              <PanelCard
+                key={panel.id}
+                panel={panel}
+                scope={scope}
+                breakdowns={data.breakdowns}
+                currency={currency}
+              />
             ))}
             <Heatmap scope={scope} />
             <Retention scope={scope} />

@@ -9,6 +9,8 @@ export interface Point {
   views_per_visit: number;
   bounce_rate: number;
   visit_duration: number;
+  /** with payments only */
+  revenue?: number;
 }
 
 export interface ChartSeries {
@@ -54,7 +56,7 @@ export function chartSeries(
     if (starts[i]! > now) return null;
     const next = starts[i + 1];
     if (next === undefined ? isCurrent(starts[i]!, kind, now) : next > now) partial = i;
-    return p[metric];
+    return p[metric] ?? 0;
   });
   return {
     labels: chart.map((p) => bucketLabel(p.bucket, kind, manyDays)),

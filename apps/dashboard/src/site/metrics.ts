@@ -8,11 +8,30 @@ export const METRIC_LABELS: Record<Metric, string> = {
   views_per_visit: 'Views per visit',
   bounce_rate: 'Bounce rate',
   visit_duration: 'Visit duration',
+  revenue: 'Revenue',
 };
 
-/** A metric's value as shown: counts compact, rates in percent, durations in minutes. */
-export function formatMetric(metric: Metric, value: number): string {
+/** An amount in minor units (cents) in its currency: `4900` EUR is €49.00, or €49 when `short`. */
+export function formatMoney(minor: number, currency: string, short = false): string {
+  const f = new Intl.NumberFormat('en', { style: 'currency', currency });
+  const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
+  const major = minor / 10 ** digits;
+  if (!short) return f.format(major);
+  return new Intl.NumberFormat('en', {
+    style: 'currency',
+    currency,
+    notation: Math.abs(major) >= 10_000 ? 'compact' : 'standard',
+    // whole amounts and large ones without cents: €49, €120, €12K; €49.50 keeps them
+    minimumFractionDigits: 0,
+    maximumFractionDigits: Number.isInteger(major) || Math.abs(major) >= 100 ? 0 : digits,
+  }).format(major);
+}
+
+/** A metric's value as shown: counts compact, rates in percent, durations in minutes, money in its currency. */
+export function formatMetric(metric: Metric, value: number, currency?: string | null): string {
   switch (metric) {
+    case 'revenue':
+      return formatMoney(value, currency ?? 'EUR', true);
     case 'bounce_rate':
       return `${Math.round(value * 100)}%`;
     case 'visit_duration':

@@ -8,7 +8,8 @@ export type Metric =
   | 'pageviews'
   | 'views_per_visit'
   | 'bounce_rate'
-  | 'visit_duration';
+  | 'visit_duration'
+  | 'revenue';
 export type Bucket = 'hour' | 'day' | 'week' | 'month';
 
 export const METRICS: readonly Metric[] = [
@@ -19,6 +20,8 @@ export const METRICS: readonly Metric[] = [
   'bounce_rate',
   'visit_duration',
 ];
+/** Shown beside METRICS when the site has a payment connection. */
+export const REVENUE_METRIC: Metric = 'revenue';
 const BUCKETS: readonly Bucket[] = ['hour', 'day', 'week', 'month'];
 const COMPARES: readonly CompareKey[] = ['off', 'previous', 'year', 'custom'];
 
@@ -61,7 +64,7 @@ export function readView(params: URLSearchParams): View {
     cfrom: day('cfrom'),
     cto: day('cto'),
     filters: [...new Set(params.getAll('f').filter((f) => /^[a-z_]+:/.test(f)))].slice(0, 20),
-    metric: oneOf(METRICS, params.get('metric'), 'visitors'),
+    metric: oneOf([...METRICS, REVENUE_METRIC], params.get('metric'), 'visitors'),
     bucket: (BUCKETS as readonly string[]).includes(params.get('bucket') ?? '')
       ? (params.get('bucket') as Bucket)
       : undefined,

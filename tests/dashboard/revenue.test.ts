@@ -1,0 +1,110 @@
+import { signCustom } from '@footfall/payments';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ApiSession,
+  accessibilityProblems,
+  createOwner,
+  type Dashboard,
+  personContext,
+  screenshot,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+/**
+ * A site with a payment connection: the report shows revenue as a top stat, draws it in the chart
+ * and adds it as a column of the panels, with the amounts the API answers.
+ */
+const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+let d: Dashboard;
+let owner: ApiSession;
+let site: string;
+beforeAll(async () => {
+  d = await startDashboard();
+  owner = await createOwner(d);
+  site = (
+    await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', {
+      domain: 'shop.localhost',
+      currency: 'EUR',
+    })
+  ).site.id;
+  const connection = await owner.call<{ id: string; signing_secret: string }>(
+    'POST',
+    `/api/v1/sites/${site}/payments/connections`,
+    { provider: 'custom' },
+  );
+  const base = d.footfall.url;
+  const visit = (visitor: string, referrer: string) =>
+    fetch(`${base}/api/e`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+      body: JSON.stringify({ s: site, k: 'pv', u: 'http://shop.localhost/pricing', r: referrer, v: visitor }),
+    });
+  for (const [visitor, referrer] of [
+    ['buyer-0001', 'https://www.google.com/'],
+    ['buyer-0002', 'https://news.ycombinator.com/'],
+  ]) {
+    const res = await visit(visitor!, referrer!);
+    expect(res.status, await res.text()).toBe(202);
+  }
+  const pay = async (id: string, visitor: string, amount: number) => {
+    const body = JSON.stringify({
+      id: `evt-${id}`,
+      type: 'payment',
+      at: Date.now(),
+      payment: { id, amount, tax: 0, currency: 'EUR', visitor },
+    });
+    const ts = String(Math.floor(Date.now() / 1000));
+    const res = await fetch(`${base}/webhooks/custom/${connection.id}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'footfall-timestamp': ts,
+        'footfall-signature': signCustom(connection.signing_secret, ts, body),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+  };
+  await pay('order-1', 'buyer-0001', 4900);
+  await pay('order-2', 'buyer-0002', 12000);
+  // the visits reach reports through the tailer
+  for (let i = 0; i < 100; i++) {
+    const r = await owner.call<{ kpis: { visitors: number } }>('GET', `/api/v1/sites/${site}/report`);
+    if (r.kpis.visitors === 2) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}, 90_000);
+afterAll(() => d?.close());
+
+describe('revenue on the dashboard', () => {
+  it('shows revenue in the top stats, the chart and the panels, as the API answers it', async () => {
+    const api = await owner.call<{
+      kpis: { revenue: number; customers: number };
+      breakdowns: { referrer: { value: string; revenue: number }[] };
+    }>('GET', `/api/v1/sites/${site}/report`);
+    expect(api.kpis).toMatchObject({ revenue: 16900, customers: 2 });
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    for (const [width, dark] of [
+      [1280, false],
+      [360, true],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+      await page.goto(`${d.footfall.url}/sites/${site}?metric=revenue`);
+      const stat = page.locator('.top-stat[data-metric="revenue"]');
+      await expect.poll(() => stat.innerText()).toContain('€169');
+      expect(await stat.getAttribute('aria-current')).toBe('true');
+      await page.getByRole('button', { name: 'Referrers', exact: true }).first().click();
+      const row = page.locator('.panel .breakdown tr', { hasText: 'news.ycombinator.com' });
+      await expect.poll(() => row.innerText()).toContain('€120');
+      expect(await accessibilityProblems(page)).toEqual([]);
+      await screenshot(page, `revenue-${width}-${dark ? 'dark' : 'light'}`);
+    }
+    await context.close();
+  });
+});
