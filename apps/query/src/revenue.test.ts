@@ -63,6 +63,11 @@ beforeAll(async () => {
     visit('2026-03-24T09:00:00Z', 'carol', 'Organic Social'),
     visit('2026-03-12T08:00:00Z', 'dave', 'Referral'),
     visit('2026-03-11T08:00:00Z', 'frank', 'Email'),
+    // the window's edge, for sales on 2026-06-10 at 12:00: 89 days before is in, 91 out
+    visit('2026-03-13T12:00:00Z', 'gina', 'Referral'),
+    visit('2026-06-01T12:00:00Z', 'gina', 'Direct'),
+    visit('2026-03-11T12:00:00Z', 'hank', 'Organic Social'),
+    visit('2026-06-01T12:00:00Z', 'hank', 'Direct'),
   ].sort((a, b) => a.at - b.at);
   await engine.applyBatch({ records: onStream('a', visits) });
 
@@ -114,6 +119,8 @@ beforeAll(async () => {
     { id: 'pay-f', amount: 500, currency: 'EUR', visitor: 'frank' },
     true,
   );
+  send('payment', '2026-06-10T12:00:00Z', { id: 'pay-g', amount: 700, currency: 'EUR', visitor: 'gina' });
+  send('payment', '2026-06-10T12:00:00Z', { id: 'pay-h', amount: 900, currency: 'EUR', visitor: 'hank' });
 }, 60_000);
 afterAll(async () => {
   engine?.close();
@@ -171,6 +178,11 @@ describe('revenue of a report', () => {
       unpriced_currencies: ['XYZ'],
       unattributed: 0,
     });
+  });
+
+  it('looks back 90 days for a non-direct visit: 89 days before counts, 91 days before does not', async () => {
+    const r = await revenue({ from: '2026-06-10', to: '2026-06-10' });
+    expect(byChannel(r)).toEqual({ Referral: 700, Direct: 900 });
   });
 
   it('credits the visit that found the visitor with attr=first, and the total does not change', async () => {

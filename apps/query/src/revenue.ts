@@ -254,11 +254,30 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
   const breakdowns = { ...report.breakdowns };
   for (const d of dims) {
     const values = main.byValue.get(d)!;
-    breakdowns[d] = report.breakdowns[d]!.map((row) => ({
+    const rows = report.breakdowns[d]!.map((row) => ({
       ...row,
       revenue: values.get(row.value)?.revenue ?? 0,
       customers: values.get(row.value)?.customers ?? 0,
     }));
+    // a value that earned revenue in the period without visits in it (the visit came earlier)
+    // still has its row, after those with visits, as long as the breakdown has room
+    const shown = new Set(rows.map((row) => row.value));
+    const earned = [...values.entries()]
+      .filter(([value, sums]) => !shown.has(value) && sums.revenue !== 0)
+      .sort(([, a], [, b]) => b.revenue - a.revenue);
+    for (const [value, sums] of earned.slice(0, Math.max(0, params.limit - rows.length))) {
+      rows.push({
+        value,
+        visitors: 0,
+        visits: 0,
+        pageviews: 0,
+        bounce_rate: 0,
+        visit_duration: 0,
+        revenue: sums.revenue,
+        customers: sums.customers,
+      });
+    }
+    breakdowns[d] = rows;
   }
   return {
     ...report,
