@@ -214,7 +214,7 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
   const wanted = payments.filter((p) => anchorOf.get(p));
   const credited = new Map<PaymentRow, CreditedVisit | null>();
   const found = await input.attribute(wanted.map((p) => anchorOf.get(p)!));
-  wanted.forEach((p, i) => credited.set(p, found[i] ?? null));
+  for (const [i, p] of wanted.entries()) credited.set(p, found[i] ?? null);
 
   const filtered = params.filters.length > 0;
   const dims = VISIT_DIMENSIONS.filter((d) => report.breakdowns[d] !== undefined);

@@ -1,4 +1,4 @@
-import { createSite } from '@footfall/control';
+import { createSite, deleteSite } from '@footfall/control';
 import { tempControlDb, testClock } from '@footfall/control/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection, type WebhookTarget, webhookTarget } from './connections.ts';
@@ -150,5 +150,14 @@ describe('the ledger', () => {
     deleteConnection(l.ctl, l.site.id, l.connection.id);
     expect(l.dump()).toEqual({ payments: [], refunds: [], disputes: [] });
     expect(l.ctl.raw.prepare('SELECT count(*) AS n FROM webhook_inbox').get()).toEqual({ n: 0 });
+  });
+
+  it('forgets a deleted site: its connections, its webhooks and its ledger', async () => {
+    const l = await ledgerDb();
+    l.send(payment('pay-1'));
+    await deleteSite(l.ctl, l.site.id, async () => {});
+    for (const table of ['payment_connections', 'webhook_inbox', 'ledger_payments']) {
+      expect(l.ctl.raw.prepare(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
+    }
   });
 });
