@@ -97,14 +97,43 @@ describe('revenue on the dashboard', () => {
       await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
       await page.goto(`${d.footfall.url}/sites/${site}?metric=revenue`);
       const stat = page.locator('.top-stat[data-metric="revenue"]');
-      await expect.poll(() => stat.innerText()).toContain('€169');
+      await expect.poll(() => stat.textContent()).toContain('€169');
       expect(await stat.getAttribute('aria-current')).toBe('true');
       await page.getByRole('button', { name: 'Referrers', exact: true }).first().click();
       const row = page.locator('.panel .breakdown tr', { hasText: 'news.ycombinator.com' });
-      await expect.poll(() => row.innerText()).toContain('€120');
+      await expect.poll(() => row.textContent()).toContain('€120');
       expect(await accessibilityProblems(page)).toEqual([]);
       await screenshot(page, `revenue-${width}-${dark ? 'dark' : 'light'}`);
     }
+    await context.close();
+  });
+
+  it('connects a custom webhook from the site settings: the secret shown once, the URL to copy', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    const other = (
+      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'other.localhost' })
+    ).site.id;
+    await page.goto(`${d.footfall.url}/sites/${other}/settings`);
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Payments' }) });
+    await expect.poll(() => section.textContent()).toContain('No payment connection yet');
+    await section.getByLabel('Name of a new custom webhook').fill('Checkout server');
+    await section.getByRole('button', { name: 'Connect', exact: true }).click();
+    const secret = section.locator('.notice-card code.code-box');
+    await expect.poll(() => secret.textContent()).toMatch(/^ffwh_/);
+    const listed = await owner.call<{ connections: { name: string; webhook_url: string }[] }>(
+      'GET',
+      `/api/v1/sites/${other}/payments/connections`,
+    );
+    expect(listed.connections).toMatchObject([{ name: 'Checkout server' }]);
+    expect(await section.textContent()).toContain(listed.connections[0]!.webhook_url);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'payments-settings-1280-light');
+    await section.getByRole('button', { name: 'Done' }).click();
+    await section.getByRole('button', { name: 'Disconnect…' }).click();
+    await section.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await expect.poll(() => section.textContent()).toContain('No payment connection yet');
     await context.close();
   });
 });

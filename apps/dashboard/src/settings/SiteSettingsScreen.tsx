@@ -7,6 +7,7 @@ import { navigate } from '../router.ts';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
+import { PaymentConnections } from './PaymentConnections.tsx';
 
 const formOf = (s: Schema<'Site'>): SiteForm => ({
   domain: s.domain,
@@ -127,6 +128,10 @@ export function SiteSettingsScreen(props: { site: string }) {
           For servers that send events for their visitors, and for reporting AI robots' requests.
         </p>
         <ProxyKey site={current} onRotated={setSite} />
+      </section>
+      <section class="section card" aria-labelledby="payments">
+        <h2 id="payments">Payments</h2>
+        <PaymentConnections site={current.id} />
       </section>
       <section class="section card danger-zone" aria-labelledby="delete">
         <h2 id="delete">Delete the site</h2>
