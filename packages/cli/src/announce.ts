@@ -1,6 +1,7 @@
 import { bareHost, type Config } from '@footfall/config';
-import { ensureSites, isSetupDoneAt, listSites, openControlDb } from '@footfall/control';
-import { footfallVersion, prepareInstance, publicBaseUrl, setupLink, setupToken } from '@footfall/instance';
+import { ensureSites, isSetupDoneAt, listSites } from '@footfall/control';
+import { footfallVersion, publicBaseUrl, setupLink, setupToken } from '@footfall/instance';
+import { openConfiguredControl } from './control.ts';
 
 /**
  * What a person needs after a start, printed to the terminal (not the log: the setup link carries a
@@ -12,13 +13,7 @@ export async function announceStart(
   config: Config,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const instance = prepareInstance(config);
-  const control = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-    backupsDir: instance.paths.backups,
-  });
+  const { ctl: control, instance } = openConfiguredControl(config);
   try {
     await ensureSites(control, config.sites);
     const wanted = new Set(config.sites);

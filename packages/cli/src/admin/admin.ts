@@ -9,7 +9,6 @@ import {
   generatePassword,
   isSealedFile,
   normalizeEmail,
-  openControlDb,
   type Role,
   readBeforeUpgrade,
   SealError,
@@ -17,7 +16,8 @@ import {
   unsealFile,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
-import { footfallVersion, prepareInstance } from '@footfall/instance';
+import { prepareInstance } from '@footfall/instance';
+import { openConfiguredControl } from '../control.ts';
 
 export const ADMIN_HELP = `Usage: footfall admin <command>
 
@@ -55,13 +55,7 @@ export async function runAdmin(args: string[], config: Config, io: Io): Promise<
     (command && command !== 'help' && command !== '--help' ? io.err : io.out)(ADMIN_HELP);
     return command && command !== 'help' && command !== '--help' ? 2 : 0;
   }
-  const instance = prepareInstance(config);
-  const ctl = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-    backupsDir: instance.paths.backups,
-  });
+  const { ctl } = openConfiguredControl(config);
   try {
     switch (command) {
       case 'add-user':

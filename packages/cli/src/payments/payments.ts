@@ -1,7 +1,7 @@
 import type { Config } from '@footfall/config';
-import { getSite, listSites, openControlDb } from '@footfall/control';
-import { footfallVersion, prepareInstance } from '@footfall/instance';
+import { getSite, listSites } from '@footfall/control';
 import { listConnections, reprocessLedger } from '@footfall/payments';
+import { openConfiguredControl } from '../control.ts';
 
 export const PAYMENTS_HELP = `Usage: footfall payments <command>
 
@@ -25,13 +25,7 @@ export async function runPayments(args: string[], config: Config, io: Io): Promi
     (asked ? io.out : io.err)(PAYMENTS_HELP);
     return asked ? 0 : 2;
   }
-  const instance = prepareInstance(config);
-  const ctl = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-    backupsDir: instance.paths.backups,
-  });
+  const { ctl } = openConfiguredControl(config);
   try {
     if (command === 'list') {
       for (const s of listSites(ctl)) {
