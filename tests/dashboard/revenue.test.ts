@@ -104,6 +104,10 @@ describe('revenue on the dashboard', () => {
       await expect.poll(() => row.textContent()).toContain('€120');
       expect(await accessibilityProblems(page)).toEqual([]);
       await screenshot(page, `revenue-${width}-${dark ? 'dark' : 'light'}`);
+      await page.getByRole('link', { name: 'All referrers' }).click();
+      const full = page.locator('dialog .breakdown tr', { hasText: 'google.com' });
+      await expect.poll(() => full.textContent()).toContain('€49');
+      await page.keyboard.press('Escape');
     }
     await context.close();
   });

@@ -18,7 +18,7 @@ import { createDuckDbEngine } from './engine/duckdb-engine.ts';
 import type { Engine } from './engine/engine.ts';
 import { parseReportParams } from './engine/report-params.ts';
 import { ev, onStream } from './engine/test-fixtures.ts';
-import { type RevenueOptions, withRevenue } from './revenue.ts';
+import { breakdownWithRevenue, type RevenueOptions, withRevenue } from './revenue.ts';
 
 /**
  * Revenue at read time, on scripted visits and sales whose revenue per channel is known:
@@ -218,5 +218,34 @@ describe('revenue of a report', () => {
     const r = await revenue({ from: '2026-03-13', to: '2026-03-13' });
     expect(r.kpis).toMatchObject({ revenue: 0 });
     expect(r.revenue.unpriced_currencies).toEqual(['XYZ']);
+  });
+
+  it('gives a breakdown in full its revenue, searched rows included', async () => {
+    const params = parseReportParams(
+      { from: '2026-06-10', to: '2026-06-10', limit: '100' },
+      'UTC',
+      at('2026-07-02T00:00:00Z'),
+    );
+    const answer = await engine.breakdown({
+      site: site.id,
+      timeZone: 'UTC',
+      params,
+      name: 'channel',
+      search: 'refer',
+    });
+    const r = await breakdownWithRevenue({
+      control: control.ctl,
+      rates,
+      site,
+      answer,
+      params,
+      options: { model: 'last', test: false },
+      search: 'refer',
+      attribute: (anchors) =>
+        engine.attribute({ site: site.id, anchors, model: 'last', filters: params.filters }),
+    });
+    // both sales are in the totals; only the row the search keeps is shown
+    expect(r.kpis).toMatchObject({ revenue: 1600, customers: 2 });
+    expect(r.rows).toMatchObject([{ value: 'Referral', visitors: 0, revenue: 700 }]);
   });
 });

@@ -1,6 +1,15 @@
 import type { ControlDb, Site } from '@footfall/control';
+import { AppError } from '@footfall/http';
 import type { RateTable } from '@footfall/payments';
-import type { Anchor, AttributionModel, CreditedVisit, Report, ReportParams } from './engine/index.ts';
+import type {
+  Anchor,
+  AttributionModel,
+  BreakdownAnswer,
+  CreditedVisit,
+  RawReportQuery,
+  Report,
+  ReportParams,
+} from './engine/index.ts';
 import { VISIT_DIMENSIONS, type VisitDimension } from './engine/report-params.ts';
 
 /**
@@ -9,6 +18,27 @@ import { VISIT_DIMENSIONS, type VisitDimension } from './engine/report-params.ts
  * visit by `attribution` (engine/attribution.ts), refunds and lost disputes subtracted on the day
  * they happen and credited like their payment. Amounts are integers in the currency's minor units.
  */
+
+/** Report parameters about revenue only, read by the routes (the engine's reports do not see them). */
+export const REVENUE_PARAMS = ['attr', 'payments'];
+
+/** `attr` (last, first) and `payments` (live, test); 400 naming the parameter otherwise. */
+export function revenueOptions(query: RawReportQuery): RevenueOptions {
+  const one = (name: string, allowed: string[]) => {
+    const raw = query[name];
+    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    if (values.length > 1 || (values.length === 1 && !allowed.includes(values[0]!))) {
+      throw new AppError('invalid_parameter', `${name} must be one of ${allowed.join(', ')}`, {
+        field: name,
+      });
+    }
+    return values[0] ?? allowed[0]!;
+  };
+  return {
+    model: one('attr', ['last', 'first']) as RevenueOptions['model'],
+    test: one('payments', ['live', 'test']) === 'test',
+  };
+}
 
 export interface RevenueOptions {
   model: AttributionModel;
@@ -181,6 +211,8 @@ export interface RevenueInput {
   options: RevenueOptions;
   /** the engine's attribution read, bound to the request's signal */
   attribute: (anchors: Anchor[]) => Promise<(CreditedVisit | null)[]>;
+  /** a breakdown searched for this text: rows added for revenue must contain it too */
+  search?: string | undefined;
 }
 
 /**
@@ -190,6 +222,7 @@ export interface RevenueInput {
  */
 export async function withRevenue(input: RevenueInput): Promise<Report & { revenue: RevenueSummary }> {
   const { site, report, params } = input;
+  const search = input.search?.toLowerCase();
   const dayOf = localDay(site.timezone);
   const unpriced = new Set<string>();
   const periods = [params.period, ...(params.compare ? [params.compare] : [])];
@@ -264,6 +297,7 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
     const shown = new Set(rows.map((row) => row.value));
     const earned = [...values.entries()]
       .filter(([value, sums]) => !shown.has(value) && sums.revenue !== 0)
+      .filter(([value]) => !search || (value ?? '').toLowerCase().includes(search))
       .sort(([, a], [, b]) => b.revenue - a.revenue);
     for (const [value, sums] of earned.slice(0, Math.max(0, params.limit - rows.length))) {
       rows.push({
@@ -296,5 +330,35 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
       unpriced_currencies: [...unpriced].sort(),
       unattributed: main.unattributed,
     },
+  };
+}
+
+/**
+ * One breakdown in full (`report/breakdown`) with its revenue: the same rules as withRevenue, for
+ * the breakdown's totals and, for a visit dimension, each of its rows.
+ */
+export async function breakdownWithRevenue(
+  input: Omit<RevenueInput, 'report'> & { answer: BreakdownAnswer },
+): Promise<BreakdownAnswer & { revenue: RevenueSummary }> {
+  const { answer, params } = input;
+  const visitDim = (VISIT_DIMENSIONS as readonly string[]).includes(answer.dimension);
+  const report: Report = {
+    time_zone: input.site.timezone,
+    period: params.period,
+    bucket: params.bucket,
+    compare: null,
+    kpis: answer.kpis,
+    compare_kpis: null,
+    chart: [],
+    compare_chart: null,
+    breakdowns: { pages: [], events: [], ...(visitDim ? { [answer.dimension]: answer.rows } : {}) },
+    daily: null,
+  };
+  const r = await withRevenue({ ...input, report, params: { ...params, compare: null } });
+  return {
+    ...answer,
+    kpis: r.kpis,
+    rows: visitDim ? (r.breakdowns[answer.dimension as VisitDimension] ?? answer.rows) : answer.rows,
+    revenue: r.revenue,
   };
 }

@@ -23,12 +23,12 @@ function LoadedBreakdown(props: { scope: Scope; tab: Tab; hrefFor: (v: string | 
             query: { dim: tab.dim, limit: 10, ...periodQuery(scope) },
           },
         }),
-      ).then((a) => a.rows as Row[]),
+      ).then((a) => ({ rows: a.rows as Row[], currency: a.revenue?.currency ?? null })),
     [dataKey(scope), tab.dim],
   );
   if (rows.error) return <ErrorNote error={rows.error} />;
   if (!rows.data) return <Spinner />;
-  return <Breakdown tab={tab} rows={rows.data} hrefFor={props.hrefFor} />;
+  return <Breakdown tab={tab} rows={rows.data.rows} currency={rows.data.currency} hrefFor={props.hrefFor} />;
 }
 
 /**

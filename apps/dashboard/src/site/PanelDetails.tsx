@@ -36,7 +36,7 @@ export function PanelDetails(props: { scope: Scope; tab: Tab }) {
             query: { dim: tab.dim, limit, search: search || undefined, ...periodQuery(scope) },
           },
         }),
-      ).then((a) => a.rows as Row[]),
+      ).then((a) => ({ rows: a.rows as Row[], currency: a.revenue?.currency ?? null })),
     [dataKey(scope), tab.dim, search, limit],
   );
   const close = () => navigate(linkTo(scope, { panel: undefined, search: undefined }));
@@ -61,11 +61,12 @@ export function PanelDetails(props: { scope: Scope; tab: Tab }) {
         <>
           <Breakdown
             tab={tab}
-            rows={rows.data}
+            rows={rows.data.rows}
+            currency={rows.data.currency}
             full
             hrefFor={(value) => linkTo(scope, (v) => withFilter(v, tab.filter, value))}
           />
-          {rows.data.length === limit && limit < 1000 && (
+          {rows.data.rows.length === limit && limit < 1000 && (
             <button type="button" class="button secondary" onClick={() => setLimit(1000)}>
               Show up to 1,000 rows
             </button>

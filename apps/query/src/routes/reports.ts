@@ -15,29 +15,9 @@ import {
 } from '../engine/index.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
-import { type RevenueOptions, withRevenue } from '../revenue.ts';
+import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
 
 const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
-/** Report parameters about revenue only, read by the route (the engine's report does not see them). */
-const REVENUE_PARAMS = ['attr', 'payments'];
-
-/** `attr` (last, first) and `payments` (live, test); 400 naming the parameter otherwise. */
-function revenueOptions(query: RawReportQuery): RevenueOptions {
-  const one = (name: string, allowed: string[]) => {
-    const raw = query[name];
-    const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-    if (values.length > 1 || (values.length === 1 && !allowed.includes(values[0]!))) {
-      throw new AppError('invalid_parameter', `${name} must be one of ${allowed.join(', ')}`, {
-        field: name,
-      });
-    }
-    return values[0] ?? allowed[0]!;
-  };
-  return {
-    model: one('attr', ['last', 'first']) as RevenueOptions['model'],
-    test: one('payments', ['live', 'test']) === 'test',
-  };
-}
 
 /** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
 export interface RevenueSources {

@@ -1,5 +1,6 @@
 import { canonicalTimeZone, listSites, scopeAllows } from '@footfall/control';
 import { AppError } from '@footfall/http';
+import { hasConnections } from '@footfall/payments';
 import { Hono } from 'hono';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
@@ -10,6 +11,7 @@ import {
   ReportParamError,
   VISIT_DIMENSIONS,
 } from '../engine/index.ts';
+import { breakdownWithRevenue, REVENUE_PARAMS, revenueOptions } from '../revenue.ts';
 
 const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
 const DAY_MS = 86_400_000;
@@ -51,7 +53,8 @@ export function siteReadRoutes(deps: QueryDeps) {
     .get('/sites/:site/report/breakdown', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
-      refuseUnknown(query, ['dim', 'from', 'to', 'f', 'limit', 'search']);
+      refuseUnknown(query, ['dim', 'from', 'to', 'f', 'limit', 'search', ...REVENUE_PARAMS]);
+      const options = revenueOptions(query);
       const dim = single(query, 'dim');
       if (dim === undefined || !BREAKDOWNS.includes(dim)) {
         throw new AppError('invalid_parameter', `dim must be one of ${BREAKDOWNS.join(', ')}`, {
@@ -62,7 +65,7 @@ export function siteReadRoutes(deps: QueryDeps) {
       if (search !== undefined && (search.length < 1 || search.length > 200)) {
         throw new AppError('invalid_parameter', 'search must be 1 to 200 characters', { field: 'search' });
       }
-      const { dim: _, search: __, ...rest } = query;
+      const { dim: _, search: __, attr: _attr, payments: _payments, ...rest } = query;
       let params: ReturnType<typeof parseReportParams>;
       try {
         params = parseReportParams({ limit: ['100'], ...rest }, site.timezone, deps.now());
@@ -75,7 +78,28 @@ export function siteReadRoutes(deps: QueryDeps) {
       const answer = await reads.run(c, (signal) =>
         engine.breakdown({ site: site.id, timeZone, params, name: dim as BreakdownName, search, signal }),
       );
-      return c.json(answer);
+      if (!hasConnections(deps.control, site.id)) return c.json({ ...answer, revenue: null });
+      return c.json(
+        await reads.run(c, (signal) =>
+          breakdownWithRevenue({
+            control: deps.control,
+            rates: deps.exchangeRates?.table,
+            site,
+            answer,
+            params,
+            options,
+            search,
+            attribute: (anchors) =>
+              engine.attribute({
+                site: site.id,
+                anchors,
+                model: options.model,
+                filters: params.filters,
+                signal,
+              }),
+          }),
+        ),
+      );
     })
     .get('/sites/:site/status', siteRead(), async (c) => {
       const site = c.get('site');
