@@ -63,6 +63,7 @@ const EXPECTED: Record<string, Access> = {
   'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'POST /api/v1/data-requests/erase': 'owner',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -86,6 +87,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v1/site-access/:id': { sites: [] },
   'POST /api/v1/sites/:site/payments/connections': { provider: 'custom' },
   'PATCH /api/v1/sites/:site/payments/connections/:id': { name: 'walk' },
+  'POST /api/v1/data-requests/erase': { email: 'payer@example.com' },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */

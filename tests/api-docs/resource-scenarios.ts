@@ -81,6 +81,10 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
   expect(rotated.json<{ signing_secret: string }>().signing_secret).not.toBe(made.signing_secret);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(204);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(404);
+  const erase = (email: string) =>
+    h.call('POST', '/api/v1/data-requests/erase', { body: { email }, agent: owner });
+  expect((await erase('payer@example.com')).json()).toEqual({ payloads: 0, sites: [] });
+  expect((await erase('not an address')).status).toBe(400);
 }
 
 export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, apiToken: string) {

@@ -22,6 +22,7 @@ export {
   minorDigits,
 } from './currency.ts';
 export { type CustomEvent, CustomEventSchema, parseAt, parseCustomEvent } from './custom-event.ts';
+export { type Erasure, erasePayer } from './erase.ts';
 export { receiveWebhook } from './inbox.ts';
 export { applyToLedger, emailHashOf, type ReprocessResult, reprocessLedger } from './ledger.ts';
 export {

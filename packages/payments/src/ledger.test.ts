@@ -3,6 +3,7 @@ import { tempControlDb, testClock } from '@footfall/control/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection, type WebhookTarget, webhookTarget } from './connections.ts';
 import { parseCustomEvent } from './custom-event.ts';
+import { erasePayer } from './erase.ts';
 import { receiveWebhook } from './inbox.ts';
 import { reprocessLedger } from './ledger.ts';
 
@@ -159,5 +160,32 @@ describe('the ledger', () => {
     for (const table of ['payment_connections', 'webhook_inbox', 'ledger_payments']) {
       expect(l.ctl.raw.prepare(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
     }
+  });
+
+  it('answers a data request: every payload of the payer loses its personal fields, the amounts stay', async () => {
+    const l = await ledgerDb();
+    const sub = { customer_id: 'cus-9', subscription_id: 'sub-9' };
+    l.send(payment('pay-1', { email: 'Ada@Example.com', kind: 'subscription', ...sub }));
+    // a renewal without the e-mail: the same person through the customer graph
+    l.send(payment('pay-2', { visitor: undefined, kind: 'renewal', ...sub }, T + 86_400_000));
+    l.send(payment('pay-3', { email: 'bob@example.com', visitor: 'vid-bob' }));
+    const erased = erasePayer(l.ctl, 'ada@example.COM ');
+    expect(erased).toEqual({ payloads: 2, sites: [l.site.id] });
+    const bodies = (
+      l.ctl.raw.prepare('SELECT body FROM webhook_inbox ORDER BY seq').all() as { body: Buffer }[]
+    ).map((r) => r.body.toString('utf8'));
+    expect(bodies.join('\n')).not.toMatch(/Ada@Example|cus-9|sub-9|vid-1/);
+    expect(bodies[2]).toContain('bob@example.com');
+    expect(
+      l.dump().payments.map((p) => [p.payment_id, p.amount, p.email_hash !== null, p.customer_id, p.visitor]),
+    ).toEqual([
+      ['pay-1', 11900, false, null, null],
+      ['pay-2', 11900, false, null, null],
+      ['pay-3', 11900, true, null, 'vid-bob'],
+    ]);
+    // a rebuild gives the same ledger: the inbox no longer holds what was erased
+    const after = l.dump();
+    reprocessLedger(l.ctl, l.site.id);
+    expect(l.dump()).toEqual(after);
   });
 });

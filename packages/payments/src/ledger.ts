@@ -147,49 +147,50 @@ export interface ReprocessResult {
  * dropped and every stored webhook applied again. Webhooks arriving meanwhile wait for it.
  */
 export function reprocessLedger(ctl: ControlDb, siteId: string): ReprocessResult {
-  const raw = ctl.raw;
+  return ctl.raw.transaction(() => rebuildLedger(ctl.raw, siteId)).immediate();
+}
+
+/** reprocessLedger's work, to run inside a transaction the caller holds. */
+export function rebuildLedger(raw: ControlDb['raw'], siteId: string): ReprocessResult {
   // read in pages by seq: a statement being iterated cannot share the connection with the writes
   const page = raw.prepare(
     `SELECT i.seq, i.connection_id, i.site_id, i.body, i.email_hash, c.provider, c.mode
      FROM webhook_inbox i JOIN payment_connections c ON c.id = i.connection_id
      WHERE i.site_id = ? AND i.seq > ? ORDER BY i.seq LIMIT 500`,
   );
-  const run = raw.transaction((): ReprocessResult => {
-    for (const table of ['ledger_payments', 'ledger_refunds', 'ledger_disputes']) {
-      raw.prepare(`DELETE FROM ${table} WHERE site_id = ?`).run(siteId);
-    }
-    let events = 0;
-    let unreadable = 0;
-    for (let after = 0; ; ) {
-      const rows = page.all(siteId, after) as StoredRow[];
-      if (rows.length === 0) break;
-      after = rows[rows.length - 1]!.seq;
-      for (const r of rows) {
-        const event = readStored(r.provider, r.body);
-        if (event === null) {
-          unreadable++;
-          continue;
-        }
-        applyToLedger(raw, {
-          seq: r.seq,
-          connectionId: r.connection_id,
-          siteId: r.site_id,
-          mode: r.mode,
-          event,
-          emailHash: r.email_hash,
-        });
-        events++;
+  for (const table of ['ledger_payments', 'ledger_refunds', 'ledger_disputes']) {
+    raw.prepare(`DELETE FROM ${table} WHERE site_id = ?`).run(siteId);
+  }
+  let events = 0;
+  let unreadable = 0;
+  for (let after = 0; ; ) {
+    const rows = page.all(siteId, after) as StoredRow[];
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.seq;
+    for (const r of rows) {
+      const event = readStored(r.provider, r.body);
+      if (event === null) {
+        unreadable++;
+        continue;
       }
+      applyToLedger(raw, {
+        seq: r.seq,
+        connectionId: r.connection_id,
+        siteId: r.site_id,
+        mode: r.mode,
+        event,
+        emailHash: r.email_hash,
+      });
+      events++;
     }
-    const count = (table: string) =>
-      (raw.prepare(`SELECT count(*) AS n FROM ${table} WHERE site_id = ?`).get(siteId) as { n: number }).n;
-    return {
-      events,
-      payments: count('ledger_payments'),
-      refunds: count('ledger_refunds'),
-      disputes: count('ledger_disputes'),
-      unreadable,
-    };
-  });
-  return run.immediate();
+  }
+  const count = (table: string) =>
+    (raw.prepare(`SELECT count(*) AS n FROM ${table} WHERE site_id = ?`).get(siteId) as { n: number }).n;
+  return {
+    events,
+    payments: count('ledger_payments'),
+    refunds: count('ledger_refunds'),
+    disputes: count('ledger_disputes'),
+    unreadable,
+  };
 }

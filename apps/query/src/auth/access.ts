@@ -71,6 +71,7 @@ export const ROUTE_ACCESS = {
   'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'POST /api/v1/data-requests/erase': 'owner',
 
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',

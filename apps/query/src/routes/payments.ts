@@ -2,6 +2,7 @@ import {
   type Connection,
   createConnection,
   deleteConnection,
+  erasePayer,
   listConnections,
   PROVIDERS,
   renameConnection,
@@ -23,6 +24,9 @@ const NewConnection = v.strictObject({
   mode: v.optional(v.picklist(['live', 'sandbox'])),
 });
 const ConnectionPatch = v.strictObject({ name });
+const DataRequest = v.strictObject({
+  email: v.pipe(v.string(), v.trim(), v.email('must be an e-mail address'), v.maxLength(320)),
+});
 
 /** The address people reach Footfall at: FOOTFALL_BASE_URL, else the request's own origin. */
 function publicOrigin(c: Context, baseUrl: string | undefined): string {
@@ -48,32 +52,45 @@ export function paymentRoutes(deps: QueryDeps) {
     last_event_at: x.lastEventAt === null ? null : new Date(x.lastEventAt).toISOString(),
   });
   const base = '/sites/:site/payments/connections';
-  return new Hono<AuthEnv>()
-    .get(base, (c) => {
-      const site = requireSiteRead(c, c.req.param('site'));
-      return c.json({ connections: listConnections(ctl, site.id).map((x) => json(c, x)) });
-    })
-    .post(base, async (c) => {
-      const site = requireSiteRead(c, c.req.param('site'));
-      const body = await readJson(c, NewConnection);
-      const made = createConnection(ctl, { siteId: site.id, ...body });
-      // the first connection is when the instance starts wanting exchange rates: fetch them now
-      void deps.exchangeRates?.refresh();
-      return c.json({ ...json(c, made.connection), signing_secret: made.signingSecret }, 201);
-    })
-    .patch(`${base}/:id`, async (c) => {
-      const site = requireSiteRead(c, c.req.param('site'));
-      const body = await readJson(c, ConnectionPatch);
-      return c.json(json(c, renameConnection(ctl, site.id, c.req.param('id'), body.name)));
-    })
-    .post(`${base}/:id/secret`, (c) => {
-      const site = requireSiteRead(c, c.req.param('site'));
-      const made = rotateSecret(ctl, site.id, c.req.param('id'));
-      return c.json({ ...json(c, made.connection), signing_secret: made.signingSecret });
-    })
-    .delete(`${base}/:id`, (c) => {
-      const site = requireSiteRead(c, c.req.param('site'));
-      deleteConnection(ctl, site.id, c.req.param('id'));
-      return c.body(null, 204);
-    });
+  return (
+    new Hono<AuthEnv>()
+      .get(base, (c) => {
+        const site = requireSiteRead(c, c.req.param('site'));
+        return c.json({ connections: listConnections(ctl, site.id).map((x) => json(c, x)) });
+      })
+      .post(base, async (c) => {
+        const site = requireSiteRead(c, c.req.param('site'));
+        const body = await readJson(c, NewConnection);
+        const made = createConnection(ctl, { siteId: site.id, ...body });
+        // the first connection is when the instance starts wanting exchange rates: fetch them now
+        void deps.exchangeRates?.refresh();
+        return c.json({ ...json(c, made.connection), signing_secret: made.signingSecret }, 201);
+      })
+      .patch(`${base}/:id`, async (c) => {
+        const site = requireSiteRead(c, c.req.param('site'));
+        const body = await readJson(c, ConnectionPatch);
+        return c.json(json(c, renameConnection(ctl, site.id, c.req.param('id'), body.name)));
+      })
+      .post(`${base}/:id/secret`, (c) => {
+        const site = requireSiteRead(c, c.req.param('site'));
+        const made = rotateSecret(ctl, site.id, c.req.param('id'));
+        return c.json({ ...json(c, made.connection), signing_secret: made.signingSecret });
+      })
+      .delete(`${base}/:id`, (c) => {
+        const site = requireSiteRead(c, c.req.param('site'));
+        deleteConnection(ctl, site.id, c.req.param('id'));
+        return c.body(null, 204);
+      })
+      // a data request: what Footfall holds about a person by e-mail is in payment webhooks only
+      // (visits carry no e-mail); their personal fields are removed, the amounts stay
+      .post('/data-requests/erase', async (c) => {
+        const body = await readJson(c, DataRequest);
+        const erased = erasePayer(ctl, body.email);
+        deps.logger.info(
+          { payloads: erased.payloads, sites: erased.sites },
+          'erased a payer for a data request',
+        );
+        return c.json({ payloads: erased.payloads, sites: erased.sites });
+      })
+  );
 }
