@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import type { ControlDb } from '@footfall/control';
 import type { Logger } from '@footfall/http';
 import { ensurePrivateDir } from '@footfall/instance';
-import { openRateStore, RATES_FILE, type RateStore, type RateTable, refreshRates } from '@footfall/payments';
+import {
+  connectionsSummary,
+  openRateStore,
+  RATES_FILE,
+  type RateStore,
+  type RateTable,
+  refreshRates,
+} from '@footfall/payments';
 
 /** How often the rates are looked at; the ECB publishes once a working day, around 16:00 CET. */
 export const RATES_CHECK_MS = 6 * 60 * 60 * 1000;
@@ -75,8 +82,7 @@ export class ExchangeRates {
   }
 
   async #refresh(): Promise<void> {
-    const wanted = this.#control.raw.prepare('SELECT 1 FROM payment_connections LIMIT 1').get() !== undefined;
-    if (!wanted) return;
+    if (connectionsSummary(this.#control).count === 0) return;
     const store = this.#open();
     if (!store) return;
     const today = new Date(this.#now()).toISOString().slice(0, 10);

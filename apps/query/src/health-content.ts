@@ -1,5 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { footfallVersion } from '@footfall/instance';
+import { connectionsSummary } from '@footfall/payments';
 import type { QueryDeps } from './deps.ts';
 import { directoryBytes } from './disk.ts';
 import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
@@ -69,13 +70,11 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
  * reconcile) and the exchange rates held.
  */
 function payments(deps: QueryDeps) {
-  const row = deps.control.raw
-    .prepare('SELECT count(*) AS n, max(last_event_at) AS last FROM payment_connections')
-    .get() as { n: number; last: number | null };
-  if (row.n === 0) return null;
+  const summary = connectionsSummary(deps.control);
+  if (summary.count === 0) return null;
   return {
-    connections: row.n,
-    last_webhook_at: row.last === null ? null : new Date(row.last).toISOString(),
+    connections: summary.count,
+    last_webhook_at: summary.lastEventAt === null ? null : new Date(summary.lastEventAt).toISOString(),
     waiting: 0,
     last_reconciliation: null,
     exchange_rates: deps.exchangeRates?.status ?? { newest_day: null, checked_at: null, error: null },

@@ -100,6 +100,14 @@ export function listConnections(ctl: ControlDb, siteId: string): Connection[] {
   return rows.map(toConnection);
 }
 
+/** Every site's connections together: how many, and when the last webhook was stored (unix ms). */
+export function connectionsSummary(ctl: ControlDb): { count: number; lastEventAt: number | null } {
+  const row = ctl.raw
+    .prepare('SELECT count(*) AS n, max(last_event_at) AS last FROM payment_connections')
+    .get() as { n: number; last: number | null };
+  return { count: row.n, lastEventAt: row.last };
+}
+
 /** Whether a site has any connection: its reports and CSV then carry revenue. */
 export function hasConnections(ctl: ControlDb, siteId: string): boolean {
   return (

@@ -3,6 +3,7 @@
 export {
   type Connection,
   type ConnectionMode,
+  connectionsSummary,
   createConnection,
   deleteConnection,
   hasConnections,

@@ -138,6 +138,39 @@ export function ShownOnce(props: {
   );
 }
 
+/**
+ * A destructive action asked twice: `ask` opens the confirmation, `confirm` does it (danger),
+ * Keep goes back. Small buttons, for rows of a table.
+ */
+export function ConfirmAction(props: {
+  ask: ComponentChildren;
+  askLabel?: string;
+  confirm: ComponentChildren;
+  busy: boolean;
+  onConfirm: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  return confirming ? (
+    <>
+      <button type="button" class="button danger small" disabled={props.busy} onClick={props.onConfirm}>
+        {props.confirm}
+      </button>
+      <button type="button" class="button secondary small" onClick={() => setConfirming(false)}>
+        Keep
+      </button>
+    </>
+  ) : (
+    <button
+      type="button"
+      class="button secondary small"
+      onClick={() => setConfirming(true)}
+      aria-label={props.askLabel}
+    >
+      {props.ask}
+    </button>
+  );
+}
+
 /** Copies text to the clipboard and says so. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
+import { ConfirmAction, ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { ago } from '../site/time.ts';
@@ -8,7 +8,6 @@ import { SettingsNav } from './SettingsNav.tsx';
 
 function KeyRow(props: { apiKey: Schema<'ApiKey'>; onRevoked: () => void }) {
   const k = props.apiKey;
-  const [confirming, setConfirming] = useState(false);
   const revoke = useSubmit(async () => {
     await unwrap(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } }));
     props.onRevoked();
@@ -22,30 +21,15 @@ function KeyRow(props: { apiKey: Schema<'ApiKey'>; onRevoked: () => void }) {
       <td>{new Date(k.created_at).toLocaleDateString('en-GB', { dateStyle: 'medium' })}</td>
       <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
       <td>
-        {confirming ? (
-          <span class="row">
-            <button
-              type="button"
-              class="button danger small"
-              disabled={revoke.busy}
-              onClick={() => revoke.submit()}
-            >
-              Revoke {k.name}
-            </button>
-            <button type="button" class="button secondary small" onClick={() => setConfirming(false)}>
-              Keep
-            </button>
-          </span>
-        ) : (
-          <button
-            type="button"
-            class="button secondary small"
-            onClick={() => setConfirming(true)}
-            aria-label={`Revoke the key ${k.name}…`}
-          >
-            Revoke…
-          </button>
-        )}
+        <span class="row">
+          <ConfirmAction
+            ask="Revoke…"
+            askLabel={`Revoke the key ${k.name}…`}
+            confirm={`Revoke ${k.name}`}
+            busy={revoke.busy}
+            onConfirm={() => revoke.submit()}
+          />
+        </span>
         <ErrorNote error={revoke.error} />
       </td>
     </tr>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { ErrorNote, Field, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
+import { ConfirmAction, ErrorNote, Field, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { session } from '../session.ts';
@@ -12,7 +12,6 @@ type Role = Schema<'Person'>['role'];
 function PersonRow(props: { person: Schema<'Person'>; onChanged: () => void }) {
   const p = props.person;
   const self = p.id === session.value?.person.id;
-  const [confirming, setConfirming] = useState(false);
   const change = useSubmit(async () => {
     await unwrap(
       api.PATCH('/api/v1/people/{id}', {
@@ -46,25 +45,16 @@ function PersonRow(props: { person: Schema<'Person'>; onChanged: () => void }) {
               Make {p.role === 'owner' ? 'a viewer' : 'an owner'}
               <span class="visually-hidden"> ({p.email})</span>
             </button>
-            {confirming ? (
-              <>
-                <button
-                  type="button"
-                  class="button danger small"
-                  disabled={remove.busy}
-                  onClick={() => remove.submit()}
-                >
-                  Remove {p.email}
-                </button>
-                <button type="button" class="button secondary small" onClick={() => setConfirming(false)}>
-                  Keep
-                </button>
-              </>
-            ) : (
-              <button type="button" class="button secondary small" onClick={() => setConfirming(true)}>
-                Remove…<span class="visually-hidden"> ({p.email})</span>
-              </button>
-            )}
+            <ConfirmAction
+              ask={
+                <>
+                  Remove…<span class="visually-hidden"> ({p.email})</span>
+                </>
+              }
+              confirm={`Remove ${p.email}`}
+              busy={remove.busy}
+              onConfirm={() => remove.submit()}
+            />
           </div>
         )}
         <ErrorNote error={change.error ?? remove.error} />
