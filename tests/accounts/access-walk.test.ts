@@ -61,7 +61,9 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/payments/connections': 'owner',
   'POST /api/v1/sites/:site/payments/connections': 'owner',
   'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'GET /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
   'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
+  'POST /api/v1/sites/:site/payments/connections/:id/sync': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /_footfall/health': 'operator',
@@ -87,6 +89,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v1/site-access/:id': { sites: [] },
   'POST /api/v1/sites/:site/payments/connections': { provider: 'custom' },
   'PATCH /api/v1/sites/:site/payments/connections/:id': { name: 'walk' },
+  'POST /api/v1/sites/:site/payments/connections/:id/sync': {},
   'POST /api/v1/data-requests/erase': { email: 'payer@example.com' },
 };
 

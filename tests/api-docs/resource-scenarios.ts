@@ -46,16 +46,35 @@ export async function apiKeyFlow(h: DocumentedApp, owner: Agent) {
 /** A custom payment connection: created (secret once), listed without it, renamed, rotated, deleted. */
 export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site: string) {
   const base = `/api/v1/sites/${site}/payments/connections`;
-  const created = await h.call('POST', base, { body: { provider: 'custom', mode: 'sandbox' }, agent: owner });
+  const created = await h.call('POST', base, {
+    body: { provider: 'custom', environment: 'sandbox' },
+    agent: owner,
+  });
   expect(created.status).toBe(201);
   const made = created.json<{ id: string; signing_secret: string; webhook_url: string; mode: string }>();
   expect(made).toMatchObject({
-    mode: 'sandbox',
+    mode: 'manual',
+    environment: 'sandbox',
     webhook_url: expect.stringMatching(`/webhooks/custom/${made.id}$`),
   });
   const list = await h.call('GET', base, { agent: owner });
   expect(list.status).toBe(200);
   expect(list.text).not.toContain(made.signing_secret);
+  // the owner reads the secret back on purpose; a custom connection cannot be reconciled
+  const secret = await h.call('GET', `${base}/${made.id}/secret`, { agent: owner });
+  expect(secret.json()).toEqual({ signing_secret: made.signing_secret });
+  expect((await h.call('POST', `${base}/${made.id}/sync`, { body: {}, agent: owner })).status).toBe(409);
+  // a provider set up by hand: the URL first, its signing secret pasted later
+  const manual = await h.call('POST', base, { body: { provider: 'stripe', mode: 'manual' }, agent: owner });
+  expect(manual.status).toBe(201);
+  const hand = manual.json<{ id: string; has_signing_secret: boolean; webhook_url: string }>();
+  expect(hand).toMatchObject({ has_signing_secret: false, webhook_url: expect.stringMatching(`/webhooks/stripe/${hand.id}$`) });
+  const pasted = await h.call('PATCH', `${base}/${hand.id}`, { body: { signing_secret: 'whsec_test' }, agent: owner });
+  expect(pasted.json()).toMatchObject({ has_signing_secret: true });
+  // an automatic set-up needs a key; a manual one refuses one
+  const keyless = await h.call('POST', base, { body: { provider: 'paddle', mode: 'automatic' }, agent: owner });
+  expect(keyless.json()).toMatchObject({ code: 'invalid_body', field: 'api_key' });
+  expect((await h.call('DELETE', `${base}/${hand.id}`, { agent: owner })).status).toBe(204);
   const renamed = await h.call('PATCH', `${base}/${made.id}`, {
     body: { name: 'Checkout server' },
     agent: owner,

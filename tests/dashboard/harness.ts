@@ -124,7 +124,7 @@ export async function apiSession(base: string, email = OWNER, password = PASSWOR
 }
 
 /** Creates the first owner through the API with the printed setup link's token. */
-export async function createOwner(d: Dashboard): Promise<ApiSession> {
+export async function createOwner(d: Pick<Dashboard, 'footfall' | 'setupLink'>): Promise<ApiSession> {
   const token = new URL(d.setupLink).searchParams.get('token');
   const res = await fetch(`${d.footfall.url}/api/v1/setup`, {
     method: 'POST',

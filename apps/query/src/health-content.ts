@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { footfallVersion } from '@footfall/instance';
-import { connectionsSummary } from '@footfall/payments';
+import { allConnections } from '@footfall/payments';
 import type { QueryDeps } from './deps.ts';
 import { directoryBytes } from './disk.ts';
 import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
@@ -64,20 +64,40 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
 }
 
 /**
- * Payments once a site has a connection: how many, the last webhook stored, how many wait to be
- * processed (always 0: a webhook is applied to the ledger in the transaction that stores it), the
- * last reconciliation with a provider (null: only the custom webhook exists, with nothing to
- * reconcile) and the exchange rates held.
+ * Payments once a site has a connection: how many, the last webhook stored, how many deliveries
+ * were answered "retry later" because a connection has no signing secret yet, the last
+ * reconciliation with a provider (null before any), the exchange rates held, and each connection's
+ * own health.
  */
 function payments(deps: QueryDeps) {
-  const summary = connectionsSummary(deps.control);
-  if (summary.count === 0) return null;
+  const all = allConnections(deps.control);
+  if (all.length === 0) return null;
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const lastWebhook = Math.max(...all.map((x) => x.lastEventAt ?? 0));
+  const lastSync = all
+    .filter((x) => x.syncAttemptedAt !== null)
+    .sort((a, b) => (b.syncAttemptedAt ?? 0) - (a.syncAttemptedAt ?? 0))[0];
   return {
-    connections: summary.count,
-    last_webhook_at: summary.lastEventAt === null ? null : new Date(summary.lastEventAt).toISOString(),
-    waiting: 0,
-    last_reconciliation: null,
+    connections: all.length,
+    last_webhook_at: lastWebhook === 0 ? null : iso(lastWebhook),
+    waiting: all.reduce((n, x) => n + x.waiting, 0),
+    last_reconciliation:
+      lastSync === undefined ? null : { at: iso(lastSync.syncAttemptedAt), error: lastSync.syncError },
     exchange_rates: deps.exchangeRates?.status ?? { newest_day: null, checked_at: null, error: null },
+    sources: all.map((x) => ({
+      id: x.id,
+      site_id: x.siteId,
+      provider: x.provider,
+      name: x.name,
+      environment: x.environment,
+      mode: x.setup,
+      has_signing_secret: x.hasSecret,
+      last_webhook_at: iso(x.lastEventAt),
+      waiting: x.waiting,
+      reconciliation: x.hasApiKey
+        ? { attempted_at: iso(x.syncAttemptedAt), succeeded_at: iso(x.syncedAt), error: x.syncError }
+        : null,
+    })),
   };
 }
 

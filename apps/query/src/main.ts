@@ -19,6 +19,7 @@ import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
+import { PaymentsSync } from './payments-sync.ts';
 import { ExchangeRates } from './exchange-rates.ts';
 import { ReadControl } from './read-control.ts';
 
@@ -96,6 +97,12 @@ export async function startQueryService(
       logger,
       now: Date.now,
     }),
+    paymentsSync: new PaymentsSync({
+      control,
+      logger,
+      now: Date.now,
+      apis: config.unsafe.paymentApis,
+    }),
   };
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
@@ -113,12 +120,14 @@ export async function startQueryService(
   await chmod(socketPath, 0o600);
   logger.info({ socket: socketPath }, 'query service listening');
   deps.exchangeRates?.start();
+  deps.paymentsSync?.start();
   return {
     socketPath,
     async stop() {
       analytics.live.closeAll();
       await drainServer(server, config.drainSeconds * 1000 - 500);
       await deps.exchangeRates?.stop();
+      await deps.paymentsSync?.stop();
       await analytics.tailer.stop();
       await analytics.engine.close();
       await control.close();

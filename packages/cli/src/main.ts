@@ -19,7 +19,7 @@ Usage: footfall <command>
   live      exit 0 when the ingest or query service on this machine is up (health checks)
   version   print the version
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
-  payments  list connections, reprocess <site> (see footfall payments help)
+  payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;

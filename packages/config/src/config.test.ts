@@ -28,7 +28,7 @@ describe('loadConfig', () => {
     expect(c.backupKeepDays).toBe(30);
     expect(c.sites).toEqual([]);
     expect(c.secret ?? c.apiToken ?? c.operatorToken ?? c.setupToken ?? c.metricsToken).toBeUndefined();
-    expect(c.unsafe).toEqual({ noRateLimit: false, anyHost: false });
+    expect(c.unsafe).toEqual({ noRateLimit: false, anyHost: false, paymentApis: {} });
   });
 
   it('listens on :$PORT when PORT is set and FOOTFALL_ADDR is not', () => {

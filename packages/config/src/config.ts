@@ -55,7 +55,12 @@ export interface Config {
   apiToken: string | undefined;
   metricsToken: string | undefined;
   /** benchmark-only switches; never set in production */
-  unsafe: { noRateLimit: boolean; anyHost: boolean };
+  unsafe: {
+    noRateLimit: boolean;
+    anyHost: boolean;
+    /** payment providers' API addresses replaced by local servers (tests): provider → base URL */
+    paymentApis: Record<string, string>;
+  };
 }
 
 export type Platform = 'railway' | 'render' | 'fly' | 'heroku' | 'koyeb' | 'digitalocean';
@@ -127,6 +132,25 @@ const domainList = from((t) => {
   return { ok: true, value: out };
 });
 
+/** The payment providers whose API address a test may replace (packages/payments). */
+const PAYMENT_API_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'];
+const paymentApis = from((t) => {
+  const out: Record<string, string> = {};
+  for (const part of t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [provider = '', url = ''] = part.split(/=(.*)/s);
+    if (!PAYMENT_API_PROVIDERS.includes(provider.trim())) {
+      return { ok: false, problem: `"${part}": the provider must be one of ${PAYMENT_API_PROVIDERS.join(', ')}` };
+    }
+    const parsed = parseHttpUrl(url.trim());
+    if (!parsed.ok) return { ok: false, problem: `"${part}": ${parsed.problem}` };
+    out[provider.trim()] = parsed.value.replace(/\/+$/, '');
+  }
+  return { ok: true, value: out };
+});
+
 const EnvSchema = v.object({
   FOOTFALL_DATA_DIR: v.optional(text),
   FOOTFALL_ADDR: v.optional(from(parseAddr)),
@@ -171,6 +195,7 @@ const EnvSchema = v.object({
   FOOTFALL_METRICS_TOKEN: v.optional(token(16)),
   FOOTFALL_UNSAFE_NO_RATE_LIMIT: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_UNSAFE_ANY_HOST: v.optional(from(parseOnOff), 'off'),
+  FOOTFALL_UNSAFE_PAYMENT_APIS: v.optional(paymentApis),
 });
 
 /** Every variable Footfall reads (for `footfall config` and the docs test). */
@@ -248,7 +273,11 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     sites: o.FOOTFALL_SITES ?? [],
     apiToken: o.FOOTFALL_API_TOKEN,
     metricsToken: o.FOOTFALL_METRICS_TOKEN,
-    unsafe: { noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT, anyHost: o.FOOTFALL_UNSAFE_ANY_HOST },
+    unsafe: {
+      noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT,
+      anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,
+      paymentApis: o.FOOTFALL_UNSAFE_PAYMENT_APIS ?? {},
+    },
   };
 }
 

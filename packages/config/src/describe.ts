@@ -50,6 +50,10 @@ export function describeConfig(config: Config): string[] {
   ];
   if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
   if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);
+  const apis = Object.keys(config.unsafe.paymentApis);
+  if (apis.length > 0) {
+    rows.push(['FOOTFALL_UNSAFE_PAYMENT_APIS', `${apis.join(', ')} replaced (never in production)`]);
+  }
   if (config.platform) rows.push(['(hosting platform)', config.platform]);
   return rows.map(([k, val]) => `${k}=${val}${NOT_YET_USED.has(k) ? ' (not yet used)' : ''}`);
 }

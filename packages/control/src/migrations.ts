@@ -208,5 +208,29 @@ const V4: ControlMigration = {
   `,
 };
 
+const V5: ControlMigration = {
+  version: 5,
+  name: 'payments: provider connections, set up automatically or by hand, and reconciliation',
+  // `setup` is how the connection was made: 'automatic' (Footfall created the endpoint at the
+  // provider with the owner's API key, kept sealed for reconciliation) or 'manual' (the owner pasted
+  // the signing secret; the custom webhook is always manual). `waiting` counts deliveries answered
+  // "retry later" because no signing secret was set yet. Inbox rows come from a webhook or from
+  // reconciliation reading the provider's API.
+  sql: `
+    ALTER TABLE payment_connections ADD COLUMN setup TEXT NOT NULL DEFAULT 'manual'
+      CHECK (setup IN ('automatic', 'manual'));
+    -- sealed with the instance key ('provider-key'); NULL for manual connections
+    ALTER TABLE payment_connections ADD COLUMN api_key TEXT;
+    ALTER TABLE payment_connections ADD COLUMN endpoint_id TEXT;
+    ALTER TABLE payment_connections ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE payment_connections ADD COLUMN last_waiting_at INTEGER;
+    ALTER TABLE payment_connections ADD COLUMN sync_attempted_at INTEGER;
+    ALTER TABLE payment_connections ADD COLUMN synced_at INTEGER;
+    ALTER TABLE payment_connections ADD COLUMN sync_error TEXT;
+    ALTER TABLE webhook_inbox ADD COLUMN source TEXT NOT NULL DEFAULT 'webhook'
+      CHECK (source IN ('webhook', 'sync'));
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5];

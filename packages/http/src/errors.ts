@@ -15,7 +15,13 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** a payment provider refused the API key, or it lacks a permission (named in `permission`) */
+  provider_key_rejected: 400,
+  provider_permission_missing: 400,
   internal: 500,
+  /** a payment provider could not be reached, or failed while reconciling */
+  provider_unreachable: 502,
+  provider_sync_failed: 502,
   unavailable: 503,
   busy: 503,
   refusing: 503,
@@ -29,6 +35,8 @@ export interface AppErrorOptions {
   field?: string;
   /** seconds the client should wait, sent as `Retry-After` */
   retryAfter?: number;
+  /** a payment provider's permission the API key lacks, as the provider names it */
+  permission?: string;
   cause?: unknown;
 }
 
@@ -36,12 +44,14 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly retryAfter: number | undefined;
+  readonly permission: string | undefined;
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.field = options.field;
     this.retryAfter = options.retryAfter;
+    this.permission = options.permission;
   }
   get status(): number {
     return codeToStatus(this.code);
@@ -58,5 +68,6 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   field?: string;
+  permission?: string;
   request_id?: string;
 }

@@ -7,6 +7,7 @@ import { AppError, type ErrorBody, type ErrorCode } from './errors.ts';
 export function errorResponse(c: Context, error: AppError): Response {
   const body: ErrorBody = { code: error.code, message: error.message };
   if (error.field !== undefined) body.field = error.field;
+  if (error.permission !== undefined) body.permission = error.permission;
   if (error.retryAfter !== undefined)
     c.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   return c.json(body, error.status as 400);

@@ -1,17 +1,26 @@
-// The payments pipeline: connections, the webhook inbox, the ledger and currency rates.
+// The payments pipeline: connections, the webhook inbox, the ledger, reconciliation and currency rates.
 
+export { connectProvider, disconnectProvider } from './connect.ts';
 export {
+  allConnections,
   type Connection,
   type ConnectionMode,
+  cleanSecret,
   connectionsSummary,
   createConnection,
   deleteConnection,
+  getConnection,
   hasConnections,
   listConnections,
+  noteWaiting,
   PROVIDERS,
   type Provider,
+  readSigningSecret,
   renameConnection,
   rotateSecret,
+  SOURCE_NAMES,
+  type Setup,
+  setSigningSecret,
   type WebhookTarget,
   webhookTarget,
 } from './connections.ts';
@@ -24,8 +33,24 @@ export {
 } from './currency.ts';
 export { type CustomEvent, CustomEventSchema, parseAt, parseCustomEvent } from './custom-event.ts';
 export { type Erasure, erasePayer } from './erase.ts';
-export { receiveWebhook } from './inbox.ts';
-export { applyToLedger, emailHashOf, type ReprocessResult, reprocessLedger } from './ledger.ts';
+export { type Delivery, receiveWebhook, storeDelivery } from './inbox.ts';
+export {
+  type Adapters,
+  adaptersFor,
+  applyToLedger,
+  emailHashOf,
+  type ReprocessResult,
+  reprocessLedger,
+} from './ledger.ts';
+export {
+  cleanApiKey,
+  loadProvider,
+  PROVIDER_IDS,
+  PROVIDER_NAMES,
+  type ProviderAdapter,
+  ProviderError,
+  type ProviderId,
+} from './providers/index.ts';
 export {
   ECB_BASE_URL,
   ECB_FULL_HISTORY,
@@ -45,3 +70,11 @@ export {
 export { createRateTable, type RateTable } from './rates-table.ts';
 export { type EcbRates, isDay, parseEcbXml } from './rates-xml.ts';
 export { checkCustomSignature, type SignatureProblem, signCustom, TIMESTAMP_SKEW_MS } from './signature.ts';
+export {
+  type ApiBases,
+  SYNC_DEFAULT_DAYS,
+  SYNC_INTERVAL_MS,
+  SYNC_MAX_DAYS,
+  type SyncResult,
+  syncConnection,
+} from './sync.ts';

@@ -16,7 +16,7 @@ async function ledgerDb(mode: 'live' | 'sandbox' = 'live') {
   const t = tempControlDb({ clock: testClock() });
   cleanups.push(t.cleanup);
   const site = await createSite(t.ctl, { domain: 'shop.example' });
-  const { connection } = createConnection(t.ctl, { siteId: site.id, provider: 'custom', mode });
+  const { connection } = createConnection(t.ctl, { siteId: site.id, provider: 'custom', environment: mode });
   const target = webhookTarget(t.ctl, connection.id) as WebhookTarget;
   const send = (body: Record<string, unknown>) =>
     receiveWebhook(t.ctl, target, parseCustomEvent(body), Buffer.from(JSON.stringify(body)));
@@ -80,7 +80,7 @@ describe('the ledger', () => {
       const l = await ledgerDb();
       for (const e of order) l.send(e);
       dumps.push(l.dump());
-      reprocessLedger(l.ctl, l.site.id);
+      await reprocessLedger(l.ctl, l.site.id);
       expect(l.dump()).toEqual(dumps[0]);
     }
     expect(dumps).toHaveLength(120);
@@ -162,6 +162,27 @@ describe('the ledger', () => {
     }
   });
 
+  it('keeps who paid from whichever event knew it, in either order (a checkout event, then the charge read back)', async () => {
+    const dumps: unknown[] = [];
+    const checkout = { ...payment('pay-7', { visitor: 'vid-7', customer_id: 'cus-7' }), id: 'evt-checkout' };
+    const charge = {
+      ...payment('pay-7', { visitor: undefined, customer_id: undefined, amount: 13900, tax: 0 }, T + 1000),
+      id: 'evt-charge',
+    };
+    for (const order of [
+      [checkout, charge],
+      [charge, checkout],
+    ]) {
+      const l = await ledgerDb();
+      for (const e of order) l.send(e);
+      dumps.push(l.dump());
+    }
+    expect(dumps[1]).toEqual(dumps[0]);
+    expect(dumps[0]).toMatchObject({
+      payments: [{ payment_id: 'pay-7', amount: 13900, visitor: 'vid-7', customer_id: 'cus-7', at: T + 1000 }],
+    });
+  });
+
   it('answers a data request: every payload of the payer loses its personal fields, the amounts stay', async () => {
     const l = await ledgerDb();
     const sub = { customer_id: 'cus-9', subscription_id: 'sub-9' };
@@ -169,7 +190,7 @@ describe('the ledger', () => {
     // a renewal without the e-mail: the same person through the customer graph
     l.send(payment('pay-2', { visitor: undefined, kind: 'renewal', ...sub }, T + 86_400_000));
     l.send(payment('pay-3', { email: 'bob@example.com', visitor: 'vid-bob' }));
-    const erased = erasePayer(l.ctl, 'ada@example.COM ');
+    const erased = await erasePayer(l.ctl, 'ada@example.COM ');
     expect(erased).toEqual({ payloads: 2, sites: [l.site.id] });
     const bodies = (
       l.ctl.raw.prepare('SELECT body FROM webhook_inbox ORDER BY seq').all() as { body: Buffer }[]
@@ -185,7 +206,7 @@ describe('the ledger', () => {
     ]);
     // a rebuild gives the same ledger: the inbox no longer holds what was erased
     const after = l.dump();
-    reprocessLedger(l.ctl, l.site.id);
+    await reprocessLedger(l.ctl, l.site.id);
     expect(l.dump()).toEqual(after);
   });
 });

@@ -1,5 +1,7 @@
 import type { ControlDb } from '@footfall/control';
 import type { ConnectionMode, Provider } from './connections.ts';
+import { loadProvider } from './providers/index.ts';
+import type { ProviderAdapter, ProviderId } from './providers/types.ts';
 import { type CustomEvent, parseCustomEvent } from './custom-event.ts';
 
 /**
@@ -36,7 +38,8 @@ export function applyToLedger(raw: ControlDb['raw'], row: InboxEvent): void {
   };
   if (event.type === 'payment') {
     const p = event.payment;
-    // the event with the later time wins (a resent payment with corrected fields, in any order)
+    // the event with the later time wins, but who paid is kept from whichever event knew it (a
+    // checkout event carries the visitor, the charge read back by reconciliation may not)
     raw
       .prepare(
         `INSERT INTO ledger_payments (connection_id, payment_id, site_id, at, amount, tax, currency, kind,
@@ -44,11 +47,15 @@ export function applyToLedger(raw: ControlDb['raw'], row: InboxEvent): void {
          VALUES (@connection_id, @payment_id, @site_id, @at, @amount, @tax, @currency, @kind, @test,
            @customer_id, @subscription_id, @email_hash, @visitor, @inbox_seq)
          ON CONFLICT (connection_id, payment_id) DO UPDATE SET
-           at = excluded.at, amount = excluded.amount, tax = excluded.tax, currency = excluded.currency,
-           kind = excluded.kind, test = excluded.test, customer_id = excluded.customer_id,
-           subscription_id = excluded.subscription_id, email_hash = excluded.email_hash,
-           visitor = excluded.visitor, inbox_seq = excluded.inbox_seq
-         WHERE excluded.at >= ledger_payments.at`,
+           ${(['at', 'amount', 'tax', 'currency', 'kind', 'test', 'inbox_seq'] as const)
+             .map((c) => `${c} = CASE WHEN ${PAYMENT_LATER} THEN excluded.${c} ELSE ledger_payments.${c} END`)
+             .join(', ')},
+           ${(['customer_id', 'subscription_id', 'email_hash', 'visitor'] as const)
+             .map(
+               (c) => `${c} = CASE WHEN ${PAYMENT_LATER} THEN coalesce(excluded.${c}, ledger_payments.${c})
+                 ELSE coalesce(ledger_payments.${c}, excluded.${c}) END`,
+             )
+             .join(', ')}`,
       )
       .run({
         ...common,
@@ -109,14 +116,42 @@ export function applyToLedger(raw: ControlDb['raw'], row: InboxEvent): void {
     });
 }
 
+/** Whether a payment event replaces the stored line's amounts: as late or later. */
+const PAYMENT_LATER = 'excluded.at >= ledger_payments.at';
+
 /** Whether a dispute event replaces the stored status: later, or as late and a decision. */
 const LATER = `(excluded.status_at > ledger_disputes.status_at
   OR (excluded.status_at = ledger_disputes.status_at AND excluded.status <> 'open'))`;
 
-/** Reads a stored payload back into the event it was acknowledged as; null when it no longer parses. */
-export function readStored(provider: Provider, body: Buffer): CustomEvent | null {
+/** The provider adapters a rebuild needs, loaded before its (synchronous) transaction starts. */
+export type Adapters = ReadonlyMap<ProviderId, ProviderAdapter>;
+
+/** Loads the adapters of the providers a site's connections use (every site's when none is named). */
+export async function adaptersFor(ctl: ControlDb, siteId?: string): Promise<Adapters> {
+  const rows = (
+    siteId === undefined
+      ? ctl.raw.prepare('SELECT DISTINCT provider FROM payment_connections').all()
+      : ctl.raw.prepare('SELECT DISTINCT provider FROM payment_connections WHERE site_id = ?').all(siteId)
+  ) as { provider: Provider }[];
+  const ids = rows.map((r) => r.provider).filter((p): p is ProviderId => p !== 'custom');
+  return new Map(await Promise.all(ids.map(async (id) => [id, await loadProvider(id)] as const)));
+}
+
+/**
+ * Reads a stored payload back into the events it was acknowledged as; null when it no longer
+ * parses (or its provider's adapter was not loaded).
+ */
+export function readStored(
+  adapters: Adapters,
+  provider: Provider,
+  source: 'webhook' | 'sync',
+  body: Buffer,
+): CustomEvent[] | null {
   try {
-    if (provider === 'custom') return parseCustomEvent(JSON.parse(body.toString('utf8')));
+    const json: unknown = JSON.parse(body.toString('utf8'));
+    if (provider === 'custom') return [parseCustomEvent(json)];
+    const adapter = adapters.get(provider);
+    return adapter ? adapter.toLedger(json, source) : null;
   } catch {
     // counted by the caller
   }
@@ -129,6 +164,7 @@ interface StoredRow {
   site_id: string;
   body: Buffer;
   email_hash: string | null;
+  source: 'webhook' | 'sync';
   provider: Provider;
   mode: ConnectionMode;
 }
@@ -144,17 +180,18 @@ export interface ReprocessResult {
 
 /**
  * Rebuilds a site's ledger from its inbox, in one transaction: the old ledger of the site is
- * dropped and every stored webhook applied again. Webhooks arriving meanwhile wait for it.
+ * dropped and every stored payload applied again. Webhooks arriving meanwhile wait for it.
  */
-export function reprocessLedger(ctl: ControlDb, siteId: string): ReprocessResult {
-  return ctl.raw.transaction(() => rebuildLedger(ctl.raw, siteId)).immediate();
+export async function reprocessLedger(ctl: ControlDb, siteId: string): Promise<ReprocessResult> {
+  const adapters = await adaptersFor(ctl, siteId);
+  return ctl.raw.transaction(() => rebuildLedger(ctl.raw, siteId, adapters)).immediate();
 }
 
 /** reprocessLedger's work, to run inside a transaction the caller holds. */
-export function rebuildLedger(raw: ControlDb['raw'], siteId: string): ReprocessResult {
+export function rebuildLedger(raw: ControlDb['raw'], siteId: string, adapters: Adapters): ReprocessResult {
   // read in pages by seq: a statement being iterated cannot share the connection with the writes
   const page = raw.prepare(
-    `SELECT i.seq, i.connection_id, i.site_id, i.body, i.email_hash, c.provider, c.mode
+    `SELECT i.seq, i.connection_id, i.site_id, i.body, i.email_hash, i.source, c.provider, c.mode
      FROM webhook_inbox i JOIN payment_connections c ON c.id = i.connection_id
      WHERE i.site_id = ? AND i.seq > ? ORDER BY i.seq LIMIT 500`,
   );
@@ -168,19 +205,21 @@ export function rebuildLedger(raw: ControlDb['raw'], siteId: string): ReprocessR
     if (rows.length === 0) break;
     after = rows[rows.length - 1]!.seq;
     for (const r of rows) {
-      const event = readStored(r.provider, r.body);
-      if (event === null) {
+      const read = readStored(adapters, r.provider, r.source, r.body);
+      if (read === null) {
         unreadable++;
         continue;
       }
-      applyToLedger(raw, {
-        seq: r.seq,
-        connectionId: r.connection_id,
-        siteId: r.site_id,
-        mode: r.mode,
-        event,
-        emailHash: r.email_hash,
-      });
+      for (const event of read) {
+        applyToLedger(raw, {
+          seq: r.seq,
+          connectionId: r.connection_id,
+          siteId: r.site_id,
+          mode: r.mode,
+          event,
+          emailHash: r.email_hash,
+        });
+      }
       events++;
     }
   }

@@ -154,7 +154,19 @@ export function HealthScreen() {
                       ? 'none yet'
                       : new Date(h.payments.last_webhook_at).toLocaleString('en-GB')}
                   </Row>
-                  <Row label="Waiting to be processed">{count(h.payments.waiting)}</Row>
+                  <Row label="Waiting for a signing secret" problem={h.payments.waiting > 0}>
+                    {h.payments.waiting === 0
+                      ? 'none'
+                      : `${count(h.payments.waiting)} deliveries answered "retry later"`}
+                  </Row>
+                  <Row
+                    label="Last reconciliation"
+                    problem={h.payments.last_reconciliation !== null && h.payments.last_reconciliation.error !== null}
+                  >
+                    {h.payments.last_reconciliation === null
+                      ? 'none yet'
+                      : `${new Date(h.payments.last_reconciliation.at).toLocaleString('en-GB')}${h.payments.last_reconciliation.error === null ? '' : ` (failed: ${h.payments.last_reconciliation.error})`}`}
+                  </Row>
                   <Row label="Exchange rates" problem={h.payments.exchange_rates.error !== null}>
                     {h.payments.exchange_rates.newest_day === null
                       ? 'none downloaded yet'
@@ -162,6 +174,21 @@ export function HealthScreen() {
                     {h.payments.exchange_rates.error &&
                       ` (last download failed: ${h.payments.exchange_rates.error})`}
                   </Row>
+                  {h.payments.sources.map((x) => {
+                    const r = x.reconciliation;
+                    const problem = !x.has_signing_secret || (r !== null && r.error !== null);
+                    return (
+                      <Row key={x.id} label={`${x.name} (${x.environment})`} problem={problem}>
+                        {x.has_signing_secret
+                          ? `last webhook ${x.last_webhook_at === null ? 'none yet' : new Date(x.last_webhook_at).toLocaleString('en-GB')}`
+                          : `no signing secret yet${x.waiting > 0 ? `, ${x.waiting} waiting` : ''}`}
+                        {r !== null &&
+                          (r.error === null
+                            ? `; reconciled ${r.attempted_at === null ? 'not yet' : new Date(r.attempted_at).toLocaleString('en-GB')}`
+                            : `; reconciliation failed: ${r.error}`)}
+                      </Row>
+                    );
+                  })}
                 </dl>
               )}
             </section>

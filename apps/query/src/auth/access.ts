@@ -69,7 +69,9 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/sites/:site/payments/connections': 'owner',
   'POST /api/v1/sites/:site/payments/connections': 'owner',
   'PATCH /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'GET /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
   'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
+  'POST /api/v1/sites/:site/payments/connections/:id/sync': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
 

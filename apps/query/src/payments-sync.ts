@@ -1,0 +1,79 @@
+import type { ControlDb } from '@footfall/control';
+import type { Logger } from '@footfall/http';
+import { allConnections, type ApiBases, SYNC_INTERVAL_MS, type SyncResult, syncConnection } from '@footfall/payments';
+
+/** How often the job looks for connections due; each is reconciled every SYNC_INTERVAL_MS. */
+const LOOK_MS = 10 * 60 * 1000;
+/** The first look after start, so a start is never slowed by a provider. */
+const FIRST_LOOK_MS = 30_000;
+
+/**
+ * Reconciliation with the payment providers, run by the query service: every connection that has
+ * an API key is read back from its provider every six hours (one connection at a time), and at
+ * once when it is connected. What the webhooks missed is added; nothing is counted twice
+ * (packages/payments/src/sync.ts). The outcome of each run is kept on the connection, for Health.
+ */
+export class PaymentsSync {
+  readonly #control: ControlDb;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #apis: ApiBases;
+  readonly #running = new Map<string, Promise<SyncResult>>();
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(o: { control: ControlDb; logger: Logger; now: () => number; apis: ApiBases }) {
+    this.#control = o.control;
+    this.#logger = o.logger;
+    this.#now = o.now;
+    this.#apis = o.apis;
+  }
+
+  start(): void {
+    const tick = (delay: number) => {
+      this.#timer = setTimeout(() => {
+        this.#pass = this.#due().finally(() => {
+          this.#pass = undefined;
+          if (!this.#stopped) tick(LOOK_MS);
+        });
+      }, delay);
+      this.#timer.unref();
+    };
+    tick(FIRST_LOOK_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#pass;
+    await Promise.allSettled(this.#running.values());
+  }
+
+  /** Reconciles one connection now (a second call while it runs joins the first). */
+  now(id: string, days?: number): Promise<SyncResult> {
+    let run = this.#running.get(id);
+    if (run === undefined) {
+      run = syncConnection(this.#control, id, { days, apis: this.#apis })
+        .then((result) => {
+          if (result.error === null) this.#logger.info({ connection: id, read: result.read, added: result.added }, 'payments reconciled');
+          else this.#logger.warn({ connection: id, reason: result.error }, 'payments not reconciled');
+          return result;
+        })
+        .finally(() => this.#running.delete(id));
+      this.#running.set(id, run);
+    }
+    return run;
+  }
+
+  /** Every connection with an API key whose last attempt is older than six hours, one at a time. */
+  async #due(): Promise<void> {
+    const now = this.#now();
+    for (const x of allConnections(this.#control)) {
+      if (this.#stopped) return;
+      if (!x.hasApiKey) continue;
+      if (x.syncAttemptedAt !== null && now - x.syncAttemptedAt < SYNC_INTERVAL_MS) continue;
+      await this.now(x.id);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { ProviderError } from './types.ts';
+
+/**
+ * An API key as pasted: surrounding and inner white space, and the quotes a copy from a `.env`
+ * file or a JSON snippet brings, removed. Keys never contain either.
+ */
+export function cleanApiKey(pasted: string): string {
+  return pasted.replace(/[\s"'`\u201c\u201d\u2018\u2019]/g, '');
+}
+
+/** Object keys that carry a payer's personal data in any provider's payloads (compared lower-case). */
+const PERSONAL_KEYS = new Set([
+  'email',
+  'customer_email',
+  'user_email',
+  'receipt_email',
+  'billing_email',
+  'name',
+  'customer_name',
+  'user_name',
+  'first_name',
+  'last_name',
+  'phone',
+  'address',
+  'billing_address',
+  'billing_details',
+  'shipping',
+  'shipping_address',
+  'shipping_details',
+  'customer_details',
+  'ip_address',
+  'tax_id',
+  'tax_ids',
+  'footfall_vid',
+]);
+
+/**
+ * A deep copy of a JSON value without the keys that carry personal data: the generic ones above
+ * and `extra` (a provider's customer and subscription id fields, for example). Amounts, currencies,
+ * times and the ids of payments, refunds and disputes stay.
+ */
+export function redactPersonal(value: unknown, extra: readonly string[] = []): unknown {
+  const drop = new Set([...PERSONAL_KEYS, ...extra.map((k) => k.toLowerCase())]);
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, inner] of Object.entries(v)) if (!drop.has(k.toLowerCase())) out[k] = walk(inner);
+    return out;
+  };
+  return walk(value);
+}
+
+/** A JSON object's field when the value is one, else undefined: for reading payloads defensively. */
+export const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : undefined;
+
+/** How long a provider API call may take before the provider counts as unreachable. */
+export const PROVIDER_TIMEOUT_MS = 15_000;
+
+/** A ProviderError for a network failure or timeout: the provider could not be reached. */
+export function unreachable(provider: string, cause?: unknown): ProviderError {
+  const detail = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
+  return new ProviderError({
+    reason: 'unreachable',
+    message: `${provider} could not be reached${detail}; try again later`,
+  });
+}
+
+/** A ProviderError for a key the provider refused. */
+export function keyRejected(provider: string): ProviderError {
+  return new ProviderError({
+    reason: 'key_rejected',
+    message: `${provider} did not accept this API key: check that it was copied whole and is not revoked`,
+  });
+}
+
+/** A ProviderError for a key without a permission Footfall needs, naming it as the provider does. */
+export function missingPermission(provider: string, permission: string): ProviderError {
+  return new ProviderError({
+    reason: 'missing_permission',
+    permission,
+    message: `the ${provider} API key lacks the permission "${permission}"; add it to the key (or create one with it) and paste it again`,
+  });
+}
