@@ -68,11 +68,20 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
   const manual = await h.call('POST', base, { body: { provider: 'stripe', mode: 'manual' }, agent: owner });
   expect(manual.status).toBe(201);
   const hand = manual.json<{ id: string; has_signing_secret: boolean; webhook_url: string }>();
-  expect(hand).toMatchObject({ has_signing_secret: false, webhook_url: expect.stringMatching(`/webhooks/stripe/${hand.id}$`) });
-  const pasted = await h.call('PATCH', `${base}/${hand.id}`, { body: { signing_secret: 'whsec_test' }, agent: owner });
+  expect(hand).toMatchObject({
+    has_signing_secret: false,
+    webhook_url: expect.stringMatching(`/webhooks/stripe/${hand.id}$`),
+  });
+  const pasted = await h.call('PATCH', `${base}/${hand.id}`, {
+    body: { signing_secret: 'whsec_test' },
+    agent: owner,
+  });
   expect(pasted.json()).toMatchObject({ has_signing_secret: true });
   // an automatic set-up needs a key; a manual one refuses one
-  const keyless = await h.call('POST', base, { body: { provider: 'paddle', mode: 'automatic' }, agent: owner });
+  const keyless = await h.call('POST', base, {
+    body: { provider: 'stripe', mode: 'automatic' },
+    agent: owner,
+  });
   expect(keyless.json()).toMatchObject({ code: 'invalid_body', field: 'api_key' });
   expect((await h.call('DELETE', `${base}/${hand.id}`, { agent: owner })).status).toBe(204);
   const renamed = await h.call('PATCH', `${base}/${made.id}`, {

@@ -1,4 +1,5 @@
 import { signCustom } from '@footfall/payments';
+import { type FakeApi, fakeKits } from '@footfall/payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
@@ -20,9 +21,11 @@ const BROWSER_UA =
 
 let d: Dashboard;
 let owner: ApiSession;
+let stripe: FakeApi;
 let site: string;
 beforeAll(async () => {
-  d = await startDashboard();
+  stripe = await (await fakeKits()).stripe.start();
+  d = await startDashboard({ FOOTFALL_UNSAFE_PAYMENT_APIS: `stripe=${stripe.url}` });
   owner = await createOwner(d);
   site = (
     await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', {
@@ -77,7 +80,10 @@ beforeAll(async () => {
     await new Promise((res) => setTimeout(res, 100));
   }
 }, 90_000);
-afterAll(() => d?.close());
+afterAll(async () => {
+  await d?.close();
+  await stripe?.close();
+});
 
 describe('revenue on the dashboard', () => {
   it('shows revenue in the top stats, the chart and the panels, as the API answers it', async () => {
@@ -122,7 +128,8 @@ describe('revenue on the dashboard', () => {
     await page.goto(`${d.footfall.url}/sites/${other}/settings`);
     const section = page.locator('section', { has: page.getByRole('heading', { name: 'Payments' }) });
     await expect.poll(() => section.textContent()).toContain('No payment connection yet');
-    await section.getByLabel('Name of a new custom webhook').fill('Checkout server');
+    await section.getByLabel('Provider').selectOption('custom');
+    await section.getByLabel('Name (optional)').fill('Checkout server');
     await section.getByRole('button', { name: 'Connect', exact: true }).click();
     const secret = section.locator('.notice-card code.code-box');
     await expect.poll(() => secret.textContent()).toMatch(/^ffwh_/);
@@ -138,6 +145,48 @@ describe('revenue on the dashboard', () => {
     await section.getByRole('button', { name: 'Disconnect…' }).click();
     await section.getByRole('button', { name: 'Disconnect', exact: true }).click();
     await expect.poll(() => section.textContent()).toContain('No payment connection yet');
+    await context.close();
+  });
+
+  it('connects Stripe with a pasted key, says why a key is refused, and sets Stripe up by hand too', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    const shop = (
+      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'keys.localhost' })
+    ).site.id;
+    await page.goto(`${d.footfall.url}/sites/${shop}/settings`);
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Payments' }) });
+    await expect.poll(() => section.textContent()).toContain('No payment connection yet');
+    await section.getByLabel('Provider').selectOption('stripe');
+    const key = section.getByLabel('Stripe API key');
+    const connect = section.getByRole('button', { name: 'Connect', exact: true });
+    await key.fill(stripe.keys.rejected);
+    await connect.click();
+    await expect.poll(() => section.textContent()).toContain('did not accept this API key');
+    await key.fill(stripe.keys.noWebhookPermission);
+    await connect.click();
+    await expect.poll(() => section.textContent()).toContain(stripe.missingPermission);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await key.fill(`  "${stripe.keys.live}" `);
+    await connect.click();
+    const item = section.locator('li.connection', { hasText: 'connected with an API key' });
+    await expect.poll(() => item.textContent()).toContain('live');
+    await item.getByRole('button', { name: 'Reconcile now' }).click();
+    await expect.poll(() => item.textContent()).toContain('Reconciled:');
+    expect(stripe.endpoints()).toHaveLength(1);
+    // Stripe by hand too (a second account): the URL to paste there, then the secret Stripe shows
+    await section.getByLabel('Provider').selectOption('stripe');
+    await section.getByLabel('By hand').check();
+    await connect.click();
+    const hand = section.locator('li.connection', { hasText: 'set up by hand' });
+    await expect.poll(() => hand.textContent()).toContain('Waiting for the signing secret');
+    expect(await hand.locator('code.code-box').textContent()).toMatch(/\/webhooks\/stripe\/\w+$/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'payments-providers-1280-light');
+    await hand.getByLabel('Signing secret from Stripe').fill('whsec_hand_made_endpoint_secret');
+    await hand.getByRole('button', { name: 'Save the secret' }).click();
+    await expect.poll(() => hand.textContent()).not.toContain('Waiting for the signing secret');
     await context.close();
   });
 });

@@ -4,8 +4,8 @@ import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
-import type { PaymentsSync } from './payments-sync.ts';
 import type { ExchangeRates } from './exchange-rates.ts';
+import type { PaymentsSync } from './payments-sync.ts';
 import type { ReadControl } from './read-control.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */

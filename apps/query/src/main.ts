@@ -19,8 +19,8 @@ import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import type { QueryDeps } from './deps.ts';
-import { PaymentsSync } from './payments-sync.ts';
 import { ExchangeRates } from './exchange-rates.ts';
+import { PaymentsSync } from './payments-sync.ts';
 import { ReadControl } from './read-control.ts';
 
 /** A running query service. */

@@ -1,6 +1,12 @@
 import type { ControlDb } from '@footfall/control';
 import type { Logger } from '@footfall/http';
-import { allConnections, type ApiBases, SYNC_INTERVAL_MS, type SyncResult, syncConnection } from '@footfall/payments';
+import {
+  type ApiBases,
+  allConnections,
+  SYNC_INTERVAL_MS,
+  type SyncResult,
+  syncConnection,
+} from '@footfall/payments';
 
 /** How often the job looks for connections due; each is reconciled every SYNC_INTERVAL_MS. */
 const LOOK_MS = 10 * 60 * 1000;
@@ -56,7 +62,11 @@ export class PaymentsSync {
     if (run === undefined) {
       run = syncConnection(this.#control, id, { days, apis: this.#apis })
         .then((result) => {
-          if (result.error === null) this.#logger.info({ connection: id, read: result.read, added: result.added }, 'payments reconciled');
+          if (result.error === null)
+            this.#logger.info(
+              { connection: id, read: result.read, added: result.added },
+              'payments reconciled',
+            );
           else this.#logger.warn({ connection: id, reason: result.error }, 'payments not reconciled');
           return result;
         })

@@ -104,6 +104,16 @@ describe('loadConfig', () => {
     expect(c.unsafe.noRateLimit).toBe(true);
   });
 
+  it('reads the payment providers a test points at local servers, and refuses an unknown one', () => {
+    const c = loadConfig({
+      FOOTFALL_UNSAFE_PAYMENT_APIS: ' stripe=http://127.0.0.1:9001/ , polar=http://[::1]:9002',
+    });
+    expect(c.unsafe.paymentApis).toEqual({ stripe: 'http://127.0.0.1:9001', polar: 'http://[::1]:9002' });
+    expect(problemsOf({ FOOTFALL_UNSAFE_PAYMENT_APIS: 'paypal=http://127.0.0.1:1' }).join()).toContain(
+      'FOOTFALL_UNSAFE_PAYMENT_APIS: "paypal=http://127.0.0.1:1": the provider must be one of',
+    );
+  });
+
   it('names each bad variable and what is wrong, all at once', () => {
     const problems = problemsOf({
       FOOTFALL_TRUST_PROXY: 'leftmost',

@@ -133,7 +133,7 @@ const domainList = from((t) => {
 });
 
 /** The payment providers whose API address a test may replace (packages/payments). */
-const PAYMENT_API_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'];
+const PAYMENT_API_PROVIDERS = ['stripe'];
 const paymentApis = from((t) => {
   const out: Record<string, string> = {};
   for (const part of t
@@ -142,7 +142,10 @@ const paymentApis = from((t) => {
     .filter(Boolean)) {
     const [provider = '', url = ''] = part.split(/=(.*)/s);
     if (!PAYMENT_API_PROVIDERS.includes(provider.trim())) {
-      return { ok: false, problem: `"${part}": the provider must be one of ${PAYMENT_API_PROVIDERS.join(', ')}` };
+      return {
+        ok: false,
+        problem: `"${part}": the provider must be one of ${PAYMENT_API_PROVIDERS.join(', ')}`,
+      };
     }
     const parsed = parseHttpUrl(url.trim());
     if (!parsed.ok) return { ok: false, problem: `"${part}": ${parsed.problem}` };

@@ -53,7 +53,8 @@ export async function disconnectProvider(
   base: (provider: ProviderId) => string | undefined,
 ): Promise<{ endpointError: string | null }> {
   const gone = deleteConnection(ctl, siteId, id);
-  if (gone.provider === 'custom' || gone.apiKey === null || gone.endpointId === null) return { endpointError: null };
+  if (gone.provider === 'custom' || gone.apiKey === null || gone.endpointId === null)
+    return { endpointError: null };
   try {
     const adapter = await loadProvider(gone.provider);
     await adapter.disconnect(

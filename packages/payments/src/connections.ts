@@ -227,9 +227,13 @@ export function renameConnection(ctl: ControlDb, siteId: string, id: string, nam
 export function setSigningSecret(ctl: ControlDb, siteId: string, id: string, secret: string): Connection {
   const found = row(ctl, siteId, id);
   if (found.provider === 'custom') {
-    throw new AppError('invalid_body', 'a custom connection is issued its secret by Footfall: rotate it instead', {
-      field: 'signing_secret',
-    });
+    throw new AppError(
+      'invalid_body',
+      'a custom connection is issued its secret by Footfall: rotate it instead',
+      {
+        field: 'signing_secret',
+      },
+    );
   }
   ctl.raw
     .prepare('UPDATE payment_connections SET signing_secret = ?, waiting = 0 WHERE id = ?')
@@ -313,7 +317,10 @@ export function syncTarget(
     | ConnectionRow
     | undefined;
   if (!r) return undefined;
-  return { connection: toConnection(r), apiKey: r.api_key === null ? null : ctl.cipher.openText(r.api_key, KEY) };
+  return {
+    connection: toConnection(r),
+    apiKey: r.api_key === null ? null : ctl.cipher.openText(r.api_key, KEY),
+  };
 }
 
 /** Records the outcome of a reconciliation attempt (error null: it succeeded). */

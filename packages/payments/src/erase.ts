@@ -80,7 +80,9 @@ export async function erasePayer(ctl: ControlDb, email: string): Promise<Erasure
       .all(hash, hash) as Candidate[];
     // the person's payments: those of their e-mail, and of the customers and subscriptions it had
     const payments = new Set(own.map((p) => `${p.site_id}\u0000${p.payment_id}`));
-    const events = new Map(candidates.map((row) => [row, readStored(adapters, row.provider, row.source, row.body) ?? []]));
+    const events = new Map(
+      candidates.map((row) => [row, readStored(adapters, row.provider, row.source, row.body) ?? []]),
+    );
     for (const [row, list] of events) {
       for (const e of list) {
         if (e.type !== 'payment') continue;
@@ -98,7 +100,11 @@ export async function erasePayer(ctl: ControlDb, email: string): Promise<Erasure
         row.email_hash === hash ||
         list.some((e) => {
           const paymentId =
-            e.type === 'payment' ? e.payment.id : e.type === 'refund' ? e.refund.payment_id : e.dispute.payment_id;
+            e.type === 'payment'
+              ? e.payment.id
+              : e.type === 'refund'
+                ? e.refund.payment_id
+                : e.dispute.payment_id;
           return payments.has(`${row.site_id}\u0000${paymentId}`);
         });
       if (!theirs) continue;

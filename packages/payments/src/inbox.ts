@@ -36,7 +36,15 @@ export function storeDelivery(
          VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (connection_id, event_id) DO NOTHING`,
       )
-      .run(target.id, target.siteId, delivery.eventId, now, Buffer.from(delivery.body), emailHash, delivery.source);
+      .run(
+        target.id,
+        target.siteId,
+        delivery.eventId,
+        now,
+        Buffer.from(delivery.body),
+        emailHash,
+        delivery.source,
+      );
     if (inserted.changes === 0) return { duplicate: true };
     for (const event of delivery.events) {
       applyToLedger(raw, {

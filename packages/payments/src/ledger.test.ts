@@ -179,7 +179,9 @@ describe('the ledger', () => {
     }
     expect(dumps[1]).toEqual(dumps[0]);
     expect(dumps[0]).toMatchObject({
-      payments: [{ payment_id: 'pay-7', amount: 13900, visitor: 'vid-7', customer_id: 'cus-7', at: T + 1000 }],
+      payments: [
+        { payment_id: 'pay-7', amount: 13900, visitor: 'vid-7', customer_id: 'cus-7', at: T + 1000 },
+      ],
     });
   });
 

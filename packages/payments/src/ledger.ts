@@ -1,8 +1,8 @@
 import type { ControlDb } from '@footfall/control';
 import type { ConnectionMode, Provider } from './connections.ts';
+import { type CustomEvent, parseCustomEvent } from './custom-event.ts';
 import { loadProvider } from './providers/index.ts';
 import type { ProviderAdapter, ProviderId } from './providers/types.ts';
-import { type CustomEvent, parseCustomEvent } from './custom-event.ts';
 
 /**
  * The ledger: payments, refunds and disputes, derived from the webhook inbox. Every rule here is

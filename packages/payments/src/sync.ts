@@ -61,7 +61,12 @@ export async function syncConnection(
       const stored = storeDelivery(
         ctl,
         { id, siteId: connection.siteId, environment: connection.environment },
-        { eventId: `sync:${record.key}`, body, events: adapter.toLedger(record.payload, 'sync'), source: 'sync' },
+        {
+          eventId: `sync:${record.key}`,
+          body,
+          events: adapter.toLedger(record.payload, 'sync'),
+          source: 'sync',
+        },
       );
       if (!stored.duplicate) added++;
     }

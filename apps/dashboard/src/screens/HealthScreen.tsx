@@ -161,7 +161,9 @@ export function HealthScreen() {
                   </Row>
                   <Row
                     label="Last reconciliation"
-                    problem={h.payments.last_reconciliation !== null && h.payments.last_reconciliation.error !== null}
+                    problem={
+                      h.payments.last_reconciliation !== null && h.payments.last_reconciliation.error !== null
+                    }
                   >
                     {h.payments.last_reconciliation === null
                       ? 'none yet'

@@ -12,10 +12,6 @@ type Choice = Exclude<Provider, 'custom'> | 'custom';
 /** The providers in the order people look for them; "Anything else" is the custom webhook. */
 const CHOICES: { id: Choice; name: string; key: string }[] = [
   { id: 'stripe', name: 'Stripe', key: 'a restricted key (rk_live_… or rk_test_…)' },
-  { id: 'paddle', name: 'Paddle', key: 'an API key (pdl_live_apikey_… or pdl_sdbx_apikey_…)' },
-  { id: 'lemonsqueezy', name: 'Lemon Squeezy', key: 'an API key (Settings → API)' },
-  { id: 'polar', name: 'Polar', key: 'an organization access token (polar_oat_…)' },
-  { id: 'dodo', name: 'Dodo Payments', key: 'an API key (Developer → API keys)' },
   { id: 'custom', name: 'Anything else (custom webhook)', key: '' },
 ];
 const nameOf = (p: Provider) => CHOICES.find((c) => c.id === p)?.name.replace(/ \(.*\)$/, '') ?? p;
@@ -97,7 +93,9 @@ function ConnectionItem(props: {
     setConfirming(null);
   });
   const sync = useSubmit(async () => {
-    await unwrap(api.POST('/api/v1/sites/{site}/payments/connections/{id}/sync', { params: { path }, body: {} }));
+    await unwrap(
+      api.POST('/api/v1/sites/{site}/payments/connections/{id}/sync', { params: { path }, body: {} }),
+    );
     props.onChanged();
   });
   const custom = x.provider === 'custom';
@@ -192,7 +190,12 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
       provider === 'custom'
         ? { provider, environment: sandbox ? ('sandbox' as const) : ('live' as const), ...named }
         : manual
-          ? { provider, mode: 'manual' as const, environment: sandbox ? ('sandbox' as const) : ('live' as const), ...named }
+          ? {
+              provider,
+              mode: 'manual' as const,
+              environment: sandbox ? ('sandbox' as const) : ('live' as const),
+              ...named,
+            }
           : { provider, api_key: key, ...named };
     const answer = await unwrap(
       api.POST('/api/v1/sites/{site}/payments/connections', { params: { path: { site: props.site } }, body }),
@@ -226,7 +229,8 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
           <fieldset class="row choice">
             <legend class="visually-hidden">How to connect</legend>
             <label class="check">
-              <input type="radio" name="setup" checked={!manual} onChange={() => setManual(false)} /> With an API key
+              <input type="radio" name="setup" checked={!manual} onChange={() => setManual(false)} /> With an
+              API key
             </label>
             <label class="check">
               <input type="radio" name="setup" checked={manual} onChange={() => setManual(true)} /> By hand
@@ -245,9 +249,9 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
           error={create.fieldError('api_key')}
           hint={
             <>
-              Paste {choice.key} with read access and permission to create webhook endpoints (the documentation's{' '}
-              {choice.name} page lists them). Footfall creates the webhook itself, keeps the key sealed and reads
-              payments back every six hours; the key decides live or sandbox.
+              Paste {choice.key} with read access and permission to create webhook endpoints (the
+              documentation's {choice.name} page lists them). Footfall creates the webhook itself, keeps the
+              key sealed and reads payments back every six hours; the key decides live or sandbox.
             </>
           }
         />
@@ -270,8 +274,8 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
         />
         {!withKey && (
           <label class="check">
-            <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.currentTarget.checked)} /> Sandbox
-            (test payments only)
+            <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.currentTarget.checked)} />{' '}
+            Sandbox (test payments only)
           </label>
         )}
         <button type="submit" class="button" disabled={create.busy}>
@@ -309,8 +313,8 @@ export function PaymentConnections(props: { site: string }) {
   return (
     <div class="stack">
       <p class="muted">
-        Connect where your payments happen; the report then shows which traffic pays, credited to the visit that
-        brought each buyer.
+        Connect where your payments happen; the report then shows which traffic pays, credited to the visit
+        that brought each buyer.
       </p>
       {made && (
         <ShownOnce secret={made.signing_secret} copyLabel="Copy the secret" onDone={() => setMade(undefined)}>
@@ -324,7 +328,13 @@ export function PaymentConnections(props: { site: string }) {
       {list.data && list.data.connections.length > 0 && (
         <ul class="connections stack">
           {list.data.connections.map((x) => (
-            <ConnectionItem key={x.id} site={props.site} connection={x} onSecret={shown} onChanged={refresh} />
+            <ConnectionItem
+              key={x.id}
+              site={props.site}
+              connection={x}
+              onSecret={shown}
+              onChanged={refresh}
+            />
           ))}
         </ul>
       )}

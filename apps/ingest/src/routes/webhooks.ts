@@ -34,7 +34,9 @@ function parseJson(body: Uint8Array): unknown {
 
 /** The connection a URL names, when it is of that provider and has a secret; the answers otherwise. */
 function target(deps: Deps, provider: string, id: string): WebhookTarget & { secret: string } {
-  const found = (PROVIDERS as readonly string[]).includes(provider) ? webhookTarget(deps.control, id) : undefined;
+  const found = (PROVIDERS as readonly string[]).includes(provider)
+    ? webhookTarget(deps.control, id)
+    : undefined;
   if (found === undefined || found.provider !== (provider as Provider)) {
     throw new AppError('not_found', 'no such payment connection');
   }

@@ -8,8 +8,8 @@ import {
   getConnection,
   listConnections,
   PROVIDERS,
-  type ProviderId,
   ProviderError,
+  type ProviderId,
   readSigningSecret,
   renameConnection,
   rotateSecret,
@@ -57,9 +57,13 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 function providerFailure(error: unknown): never {
   if (!(error instanceof ProviderError)) throw error;
   const f = error.failure;
-  if (f.reason === 'key_rejected') throw new AppError('provider_key_rejected', f.message, { field: 'api_key' });
+  if (f.reason === 'key_rejected')
+    throw new AppError('provider_key_rejected', f.message, { field: 'api_key' });
   if (f.reason === 'missing_permission') {
-    throw new AppError('provider_permission_missing', f.message, { field: 'api_key', permission: f.permission });
+    throw new AppError('provider_permission_missing', f.message, {
+      field: 'api_key',
+      permission: f.permission,
+    });
   }
   throw new AppError('provider_unreachable', f.message, { retryAfter: 60 });
 }
@@ -124,7 +128,8 @@ export function paymentRoutes(deps: QueryDeps) {
           });
         } else if ((body.mode ?? (body.api_key === undefined ? 'manual' : 'automatic')) === 'automatic') {
           if (body.api_key === undefined) refuse('api_key', 'paste an API key, or choose "mode": "manual"');
-          if (body.signing_secret !== undefined) refuse('signing_secret', 'the provider issues it when Footfall creates the endpoint');
+          if (body.signing_secret !== undefined)
+            refuse('signing_secret', 'the provider issues it when Footfall creates the endpoint');
           if (body.environment !== undefined) refuse('environment', 'the API key decides live or sandbox');
           try {
             const connection = await connectProvider(ctl, {
@@ -140,7 +145,11 @@ export function paymentRoutes(deps: QueryDeps) {
             providerFailure(error);
           }
         } else {
-          if (body.api_key !== undefined) refuse('api_key', 'a manual connection takes no API key; leave out "mode" to connect with the key');
+          if (body.api_key !== undefined)
+            refuse(
+              'api_key',
+              'a manual connection takes no API key; leave out "mode" to connect with the key',
+            );
           made = createConnection(ctl, {
             siteId: site.id,
             provider,
@@ -157,7 +166,10 @@ export function paymentRoutes(deps: QueryDeps) {
         // an automatic connection reads what the provider already has, without waiting six hours
         if (made.connection.hasApiKey) void deps.paymentsSync?.now(made.connection.id);
         const answer = json(c, made.connection);
-        return c.json(made.signingSecret === null ? answer : { ...answer, signing_secret: made.signingSecret }, 201);
+        return c.json(
+          made.signingSecret === null ? answer : { ...answer, signing_secret: made.signingSecret },
+          201,
+        );
       })
       .patch(`${base}/:id`, async (c) => {
         const site = requireSiteRead(c, c.req.param('site'));
@@ -186,18 +198,29 @@ export function paymentRoutes(deps: QueryDeps) {
         const body = await readJson(c, SyncRequest);
         const x = getConnection(ctl, site.id, c.req.param('id'));
         if (!x.hasApiKey) {
-          throw new AppError('conflict', 'this connection was set up by hand, without an API key: nothing to reconcile');
+          throw new AppError(
+            'conflict',
+            'this connection was set up by hand, without an API key: nothing to reconcile',
+          );
         }
         const result = await syncConnection(ctl, x.id, { days: body.days, apis });
-        if (result.error !== null) throw new AppError('provider_sync_failed', result.error, { retryAfter: 60 });
-        return c.json({ read: result.read, added: result.added, connection: json(c, getConnection(ctl, site.id, x.id)) });
+        if (result.error !== null)
+          throw new AppError('provider_sync_failed', result.error, { retryAfter: 60 });
+        return c.json({
+          read: result.read,
+          added: result.added,
+          connection: json(c, getConnection(ctl, site.id, x.id)),
+        });
       })
       .delete(`${base}/:id`, async (c) => {
         const site = requireSiteRead(c, c.req.param('site'));
         const id = c.req.param('id');
         const { endpointError } = await disconnectProvider(ctl, site.id, id, (p) => apis[p]);
         if (endpointError !== null) {
-          deps.logger.warn({ connection: id, reason: endpointError }, 'could not remove the provider webhook endpoint');
+          deps.logger.warn(
+            { connection: id, reason: endpointError },
+            'could not remove the provider webhook endpoint',
+          );
         }
         return c.body(null, 204);
       })

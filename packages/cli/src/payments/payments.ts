@@ -27,7 +27,8 @@ interface Io {
   err: (line: string) => void;
 }
 
-const at = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'));
+const at = (ms: number | null) =>
+  ms === null ? 'never' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** One connection's health, as `payments list` prints it under its site. */
 function describe(x: Connection): string[] {

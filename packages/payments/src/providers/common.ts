@@ -56,7 +56,11 @@ export const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 export const num = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : undefined;
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && /^-?\d+$/.test(v)
+      ? Number(v)
+      : undefined;
 
 /** How long a provider API call may take before the provider counts as unreachable. */
 export const PROVIDER_TIMEOUT_MS = 15_000;

@@ -1,8 +1,11 @@
 import type { CustomEvent } from '../custom-event.ts';
 import type { SignatureProblem } from '../signature.ts';
 
-/** The payment providers Footfall connects to itself (the custom webhook is separate). */
-export const PROVIDER_IDS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'] as const;
+/**
+ * The payment providers Footfall connects to itself (the custom webhook is separate). Paddle, Lemon
+ * Squeezy, Polar and Dodo Payments are not built yet: each joins here with its adapter.
+ */
+export const PROVIDER_IDS = ['stripe'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export type Environment = 'live' | 'sandbox';
@@ -73,7 +76,12 @@ export interface ProviderAdapter {
    * Checks a delivery with the connection's signing secret, in constant time, with the provider's
    * own tolerance for the timestamp where its scheme has one. null when valid.
    */
-  verify(input: { secret: string; header: HeaderReader; body: Uint8Array; nowMs: number }): SignatureProblem | null;
+  verify(input: {
+    secret: string;
+    header: HeaderReader;
+    body: Uint8Array;
+    nowMs: number;
+  }): SignatureProblem | null;
   /** The inbox key of a verified delivery (a replay has the same key); null when the body is not this provider's event. */
   deliveryId(payload: unknown, header: HeaderReader): string | null;
   /**

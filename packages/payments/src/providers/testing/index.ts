@@ -7,9 +7,5 @@ export * from './kit.ts';
 export async function fakeKits(): Promise<Record<ProviderId, FakeProviderKit>> {
   return {
     stripe: (await import('./stripe.ts')).stripeKit,
-    paddle: (await import('./paddle.ts')).paddleKit,
-    lemonsqueezy: (await import('./lemonsqueezy.ts')).lemonSqueezyKit,
-    polar: (await import('./polar.ts')).polarKit,
-    dodo: (await import('./dodo.ts')).dodoKit,
   };
 }

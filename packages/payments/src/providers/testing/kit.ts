@@ -57,7 +57,12 @@ export interface FakeApi {
   /** A sale: recorded in the provider's state (so reconciliation finds it) and its deliveries. */
   sale(input: SaleInput, secret: string): SaleResult;
   /** A (partial) refund of a payment, recorded and announced. `amount` in minor units. */
-  refund(paymentId: string, amount: number, at: number, secret: string): { refundId: string; deliveries: Delivery[] };
+  refund(
+    paymentId: string,
+    amount: number,
+    at: number,
+    secret: string,
+  ): { refundId: string; deliveries: Delivery[] };
 }
 
 export interface FakeRequest {
