@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { createConnection, signCustom } from '@footfall/payments';
+import { stripeKit } from '@footfall/payments/testing';
+import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayHealth } from '../../apps/query/src/ingest-status.ts';
 import { pageview, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -16,6 +18,8 @@ const NOT_EXERCISED: Record<string, string> = {
   'POST /api/e 503': 'needs a full disk or a stuck write-ahead log',
   'POST /api/crawl 503': 'needs a full disk or a stuck write-ahead log',
   'POST /api/crawl 429': 'the crawl limit is a burst of 2000 per address',
+  'POST /webhooks/{provider}/{connection} 413':
+    'past 256 KB the gateway answers before reading the body and cuts off the sending client; the same bodyLimit answers the custom route 413 above',
 };
 
 const BROWSER =
@@ -95,6 +99,56 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
     const waiting = createConnection(gw.control, { siteId: gw.site.id, provider: 'custom' }).connection.id;
     gw.control.raw.prepare('UPDATE payment_connections SET signing_secret = NULL WHERE id = ?').run(waiting);
     expect((await send('POST', `/webhooks/custom/${waiting}`, signed(event))).status).toBe(503);
+  });
+
+  it('answers a provider webhook: stored, duplicate, ignored, forged, unknown, not ready, not JSON', async () => {
+    const secret = 'whsec_contract_test_secret';
+    const { connection } = createConnection(gw.control, {
+      siteId: gw.site.id,
+      provider: 'stripe',
+      setup: 'manual',
+      signingSecret: secret,
+    });
+    const path = `/webhooks/stripe/${connection.id}`;
+    const stripe = await stripeKit.start();
+    try {
+      const sale = stripe.sale(
+        { amount: 900, tax: 0, currency: 'EUR', at: Date.now(), kind: 'one_time' },
+        secret,
+      );
+      const d = sale.deliveries[0]!;
+      const deliver = (raw: string, headers = d.headers) =>
+        send('POST', path, { raw, type: 'application/json', headers });
+      expect(JSON.parse((await deliver(d.body)).text)).toEqual({ received: true, duplicate: false });
+      expect(JSON.parse((await deliver(d.body)).text)).toEqual({ received: true, duplicate: true });
+      const other = JSON.stringify({
+        id: 'evt_other',
+        object: 'event',
+        type: 'customer.created',
+        data: { object: {} },
+      });
+      const signer = new Stripe('sk_test_contract');
+      const sign = (raw: string) => ({
+        'stripe-signature': signer.webhooks.generateTestHeaderString({ payload: raw, secret }),
+      });
+      expect(JSON.parse((await deliver(other, sign(other))).text)).toMatchObject({ ignored: true });
+      expect((await deliver(d.body.replace('900', '100'))).status).toBe(401);
+      expect((await deliver('{"not":', sign('{"not":'))).status).toBe(400);
+      expect(
+        (await send('POST', '/webhooks/stripe/nosuchconnection', { raw: d.body, headers: d.headers })).status,
+      ).toBe(404);
+      const waiting = createConnection(gw.control, {
+        siteId: gw.site.id,
+        provider: 'stripe',
+        setup: 'manual',
+      });
+      expect(
+        (await send('POST', `/webhooks/stripe/${waiting.connection.id}`, { raw: d.body, headers: d.headers }))
+          .status,
+      ).toBe(503);
+    } finally {
+      await stripe.close();
+    }
   });
 
   it('answers events: accepted, refused field by field, unknown site, wrong proxy key, wrong type, too large', async () => {

@@ -86,6 +86,16 @@ afterAll(async () => {
 const owner = (): Agent => who.owner;
 const queryOps = () => contract.ops.filter((o) => o.access !== 'ingest');
 
+/**
+ * Statuses that need a payment provider's API on the other end: this in-process app has none, so
+ * tests/payments/providers.test.ts shows them through the real processes and a local Stripe API.
+ */
+const NEEDS_A_PROVIDER: Record<string, string> = {
+  'POST /api/v1/sites/{site}/payments/connections 502': 'the provider is unreachable at set-up',
+  'POST /api/v1/sites/{site}/payments/connections/{id}/sync 200': 'a reconciliation that reads the provider',
+  'POST /api/v1/sites/{site}/payments/connections/{id}/sync 502': 'a reconciliation that fails',
+};
+
 describe('the query API answers as docs/openapi.yaml says', () => {
   it('answers sign-in, the session and sign-out as documented', async () => {
     await sessionFlow(h);
@@ -148,20 +158,22 @@ describe('the query API answers as docs/openapi.yaml says', () => {
 
   it('has shown every documented status of every query operation at least once', () => {
     expect(
-      contract.unseen([
-        'health',
-        'setup',
-        'session',
-        'account',
-        'people',
-        'api-keys',
-        'sites',
-        'site-layout',
-        'site-access',
-        'reports',
-        'payments',
-        'operator',
-      ]),
+      contract
+        .unseen([
+          'health',
+          'setup',
+          'session',
+          'account',
+          'people',
+          'api-keys',
+          'sites',
+          'site-layout',
+          'site-access',
+          'reports',
+          'payments',
+          'operator',
+        ])
+        .filter((status) => !NEEDS_A_PROVIDER[status]),
     ).toEqual([]);
   });
 });

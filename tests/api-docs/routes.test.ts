@@ -71,6 +71,7 @@ describe('docs/openapi.yaml', () => {
       'POST /api/crawl',
       'POST /api/e',
       'POST /webhooks/custom/{connection}',
+      'POST /webhooks/{provider}/{connection}',
     ]);
   });
 

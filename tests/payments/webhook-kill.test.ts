@@ -126,7 +126,7 @@ describe('payment webhooks through a gateway crash', () => {
       FOOTFALL_DATA_DIR: cluster.dataDir,
     });
     expect((await reprocess.exited).code, reprocess.output()).toBe(0);
-    expect(reprocess.output()).toMatch(`from ${TOTAL} webhooks: ${TOTAL} payments`);
+    expect(reprocess.output()).toMatch(`from ${TOTAL} stored payloads: ${TOTAL} payments`);
     expect(read()).toEqual(before);
   }, 180_000);
 });

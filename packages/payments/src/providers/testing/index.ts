@@ -9,3 +9,4 @@ export async function fakeKits(): Promise<Record<ProviderId, FakeProviderKit>> {
     stripe: (await import('./stripe.ts')).stripeKit,
   };
 }
+export { stripeKit } from './stripe.ts';
