@@ -22,10 +22,13 @@ const BROWSER_UA =
 let d: Dashboard;
 let owner: ApiSession;
 let stripe: FakeApi;
+let polar: FakeApi;
 let site: string;
 beforeAll(async () => {
-  stripe = await (await fakeKits()).stripe.start();
-  d = await startDashboard({ FOOTFALL_UNSAFE_PAYMENT_APIS: `stripe=${stripe.url}` });
+  const kits = await fakeKits();
+  stripe = await kits.stripe.start();
+  polar = await kits.polar.start();
+  d = await startDashboard({ FOOTFALL_UNSAFE_PAYMENT_APIS: `stripe=${stripe.url},polar=${polar.url}` });
   owner = await createOwner(d);
   site = (
     await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', {
@@ -83,6 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await d?.close();
   await stripe?.close();
+  await polar?.close();
 });
 
 describe('revenue on the dashboard', () => {
@@ -164,7 +168,7 @@ describe('revenue on the dashboard', () => {
     await key.fill(stripe.keys.rejected);
     await connect.click();
     await expect.poll(() => section.textContent()).toContain('did not accept this API key');
-    await key.fill(stripe.keys.noWebhookPermission);
+    await key.fill(stripe.keys.noWebhookPermission!);
     await connect.click();
     await expect.poll(() => section.textContent()).toContain(stripe.missingPermission);
     expect(await accessibilityProblems(page)).toEqual([]);
@@ -187,6 +191,20 @@ describe('revenue on the dashboard', () => {
     await hand.getByLabel('Signing secret from Stripe').fill('whsec_hand_made_endpoint_secret');
     await hand.getByRole('button', { name: 'Save the secret' }).click();
     await expect.poll(() => hand.textContent()).not.toContain('Waiting for the signing secret');
+    // Polar: its token's scopes are named as Polar names them, and the sandbox is found by asking
+    await section.getByLabel('Provider').selectOption('polar');
+    await section.getByLabel('With an API key').check();
+    const token = section.getByLabel('Polar API key');
+    await token.fill(polar.keys.noWebhookPermission!);
+    await connect.click();
+    await expect.poll(() => section.textContent()).toContain('"webhooks:write"');
+    await token.fill(polar.keys.sandbox);
+    await connect.click();
+    const polarItem = section.locator('li.connection', { hasText: 'sandbox (test payments)' });
+    await expect.poll(() => polarItem.textContent()).toContain('connected with an API key');
+    expect(await polarItem.textContent()).toMatch(/^Polar · sandbox/);
+    expect(polar.endpoints()).toHaveLength(1);
+    await screenshot(page, 'payments-polar-1280-light');
     await context.close();
   });
 });

@@ -113,17 +113,18 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
       status: 400,
       body: { code: 'provider_key_rejected', field: 'api_key' },
     });
-    const limited = await refusal(
-      owner.call('POST', `${base()}/payments/connections`, {
-        provider,
-        api_key: fake().keys.noWebhookPermission,
-      }),
-    );
-    expect(limited).toMatchObject({
-      status: 400,
-      body: { code: 'provider_permission_missing', permission: fake().missingPermission },
-    });
-    expect(String(limited.body.message)).toContain(fake().missingPermission);
+    // a provider with scoped keys: a key without the webhook permission is refused, naming it
+    const { noWebhookPermission } = fake().keys;
+    if (noWebhookPermission !== undefined) {
+      const limited = await refusal(
+        owner.call('POST', `${base()}/payments/connections`, { provider, api_key: noWebhookPermission }),
+      );
+      expect(limited).toMatchObject({
+        status: 400,
+        body: { code: 'provider_permission_missing', permission: fake().missingPermission },
+      });
+      expect(String(limited.body.message)).toContain(fake().missingPermission);
+    }
     const listed = await owner.call<{ connections: unknown[] }>('GET', `${base()}/payments/connections`);
     expect(listed.connections).toEqual([]);
   });
@@ -223,7 +224,8 @@ describe.each(PROVIDER_IDS)('%s', (provider) => {
     );
     expect(first.added).toBeGreaterThan(0);
     expect((await report()).kpis.revenue).toBe(4900 + 12000);
-    expect(await referrerRevenue('news.ycombinator.com')).toBe(12000);
+    // the visitor comes back with it where the provider's API keeps the checkout's metadata
+    expect(await referrerRevenue('news.ycombinator.com')).toBe(fake().syncCarriesVisitor ? 12000 : 0);
     const again = await owner.call<{ added: number }>(
       'POST',
       `${base()}/payments/connections/${connection.id}/sync`,

@@ -133,7 +133,7 @@ const domainList = from((t) => {
 });
 
 /** The payment providers whose API address a test may replace (packages/payments). */
-const PAYMENT_API_PROVIDERS = ['stripe'];
+const PAYMENT_API_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'];
 const paymentApis = from((t) => {
   const out: Record<string, string> = {};
   for (const part of t

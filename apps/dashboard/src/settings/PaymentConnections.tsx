@@ -11,7 +11,27 @@ type Choice = Exclude<Provider, 'custom'> | 'custom';
 
 /** The providers in the order people look for them; "Anything else" is the custom webhook. */
 const CHOICES: { id: Choice; name: string; key: string }[] = [
-  { id: 'stripe', name: 'Stripe', key: 'a restricted key (rk_live_… or rk_test_…)' },
+  {
+    id: 'stripe',
+    name: 'Stripe',
+    key: 'a restricted key (rk_live_… or rk_test_…) with read access and permission to write webhook endpoints',
+  },
+  {
+    id: 'paddle',
+    name: 'Paddle',
+    key: 'an API key (pdl_live_apikey_… or pdl_sdbx_apikey_…) that reads transactions and adjustments and writes notification settings',
+  },
+  {
+    id: 'lemonsqueezy',
+    name: 'Lemon Squeezy',
+    key: 'an API key (Settings → API) made in live or test mode',
+  },
+  {
+    id: 'polar',
+    name: 'Polar',
+    key: 'an Organization Access Token with the scopes orders:read, refunds:read and webhooks:write',
+  },
+  { id: 'dodo', name: 'Dodo Payments', key: 'an API key (Developer → API Keys) of live or test mode' },
   { id: 'custom', name: 'Anything else (custom webhook)', key: '' },
 ];
 const nameOf = (p: Provider) => CHOICES.find((c) => c.id === p)?.name.replace(/ \(.*\)$/, '') ?? p;
@@ -104,7 +124,10 @@ function ConnectionItem(props: {
       <p>
         <strong>{x.name}</strong>{' '}
         <span class="muted">
-          · {custom ? 'custom webhook' : nameOf(x.provider)} ·{' '}
+          {/* the provider is named once: a connection called by its provider's name says it already */}
+          {x.name === (custom ? 'Custom webhook' : nameOf(x.provider))
+            ? '· '
+            : `· ${custom ? 'custom webhook' : nameOf(x.provider)} · `}
           {x.environment === 'sandbox' ? 'sandbox (test payments)' : 'live'}
           {!custom && (x.mode === 'automatic' ? ' · connected with an API key' : ' · set up by hand')}
         </span>
@@ -249,9 +272,9 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
           error={create.fieldError('api_key')}
           hint={
             <>
-              Paste {choice.key} with read access and permission to create webhook endpoints (the
-              documentation's {choice.name} page lists them). Footfall creates the webhook itself, keeps the
-              key sealed and reads payments back every six hours; the key decides live or sandbox.
+              Paste {choice.key} (the documentation's {choice.name} page shows how to make it). Footfall
+              creates the webhook itself, keeps the key sealed and reads payments back every six hours; the
+              key decides live or sandbox.
             </>
           }
         />

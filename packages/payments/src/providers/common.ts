@@ -1,3 +1,4 @@
+import { fetch } from 'undici';
 import { ProviderError } from './types.ts';
 
 /**
@@ -90,3 +91,69 @@ export function missingPermission(provider: string, permission: string): Provide
     message: `the ${provider} API key lacks the permission "${permission}"; add it to the key (or create one with it) and paste it again`,
   });
 }
+
+/** A provider's JSON answer: its status and its body when that is a JSON object. */
+export interface JsonAnswer {
+  status: number;
+  ok: boolean;
+  json: Record<string, unknown> | undefined;
+}
+
+/**
+ * One call to a provider's JSON API with the shared timeout. A network failure or timeout throws
+ * `unreachable`; any HTTP answer comes back for the adapter to read in its provider's terms.
+ */
+export async function fetchJson(
+  provider: string,
+  url: string,
+  init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: unknown },
+): Promise<JsonAnswer> {
+  let res: Awaited<ReturnType<typeof fetch>>;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body === undefined ? null : JSON.stringify(init.body),
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (error) {
+    throw unreachable(provider, error);
+  }
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = text === '' ? {} : obj(JSON.parse(text));
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, ok: res.ok, json };
+}
+
+/** An RFC 3339 time as unix ms, when it is one between 2000 and 2100. */
+export const isoMs = (v: unknown): number | undefined => {
+  const t = typeof v === 'string' ? Date.parse(v) : Number.NaN;
+  return Number.isFinite(t) && t >= Date.UTC(2000, 0, 1) && t < Date.UTC(2100, 0, 1) ? t : undefined;
+};
+
+/** An ISO 4217 code in capitals, whichever case the provider writes it in. */
+export const currencyCode = (c: unknown): string | undefined => {
+  const code = str(c)?.toUpperCase();
+  return code && /^[A-Z]{3}$/.test(code) ? code : undefined;
+};
+
+/** An amount in minor units (a number or a string of digits), when it is a safe non-negative integer. */
+export const minorUnits = (v: unknown): number | undefined => {
+  const n = num(v);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
+/** An id (a string, or a number as JSON:API ids and some providers write them) of sane length. */
+export const idOf = (v: unknown): string | undefined => {
+  const s = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v);
+  return s && s.length <= 200 ? s : undefined;
+};
+
+/** The objects of a JSON array (anything else is skipped). */
+export const objects = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v) ? v.map(obj).filter((o) => o !== undefined) : [];

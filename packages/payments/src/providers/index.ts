@@ -6,6 +6,10 @@ import type { ProviderAdapter, ProviderId } from './types.ts';
  */
 const LOADERS: Record<ProviderId, () => Promise<ProviderAdapter>> = {
   stripe: () => import('./stripe.ts').then((m) => m.stripe),
+  paddle: () => import('./paddle.ts').then((m) => m.paddle),
+  lemonsqueezy: () => import('./lemonsqueezy.ts').then((m) => m.lemonsqueezy),
+  polar: () => import('./polar.ts').then((m) => m.polar),
+  dodo: () => import('./dodo.ts').then((m) => m.dodo),
 };
 
 const loaded = new Map<ProviderId, Promise<ProviderAdapter>>();
@@ -25,6 +29,10 @@ export function loadProvider(id: ProviderId): Promise<ProviderAdapter> {
 /** How each provider writes its name. */
 export const PROVIDER_NAMES: Record<ProviderId, string> = {
   stripe: 'Stripe',
+  paddle: 'Paddle',
+  lemonsqueezy: 'Lemon Squeezy',
+  polar: 'Polar',
+  dodo: 'Dodo Payments',
 };
 
 export { cleanApiKey, redactPersonal } from './common.ts';

@@ -44,7 +44,7 @@ describe('the Stripe adapter', () => {
       },
     );
     expect(
-      await failure(stripe.connect(target(fake.keys.noWebhookPermission), 'https://x.example/w')),
+      await failure(stripe.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
     ).toMatchObject({ reason: 'missing_permission', permission: 'Webhook Endpoints: Write' });
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();

@@ -1,11 +1,8 @@
 import type { CustomEvent } from '../custom-event.ts';
 import type { SignatureProblem } from '../signature.ts';
 
-/**
- * The payment providers Footfall connects to itself (the custom webhook is separate). Paddle, Lemon
- * Squeezy, Polar and Dodo Payments are not built yet: each joins here with its adapter.
- */
-export const PROVIDER_IDS = ['stripe'] as const;
+/** The payment providers Footfall connects to itself (the custom webhook is separate). */
+export const PROVIDER_IDS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export type Environment = 'live' | 'sandbox';

@@ -7,6 +7,14 @@ export * from './kit.ts';
 export async function fakeKits(): Promise<Record<ProviderId, FakeProviderKit>> {
   return {
     stripe: (await import('./stripe.ts')).stripeKit,
+    paddle: (await import('./paddle.ts')).paddleKit,
+    lemonsqueezy: (await import('./lemonsqueezy.ts')).lemonsqueezyKit,
+    polar: (await import('./polar.ts')).polarKit,
+    dodo: (await import('./dodo.ts')).dodoKit,
   };
 }
+export { dodoKit } from './dodo.ts';
+export { lemonsqueezyKit } from './lemonsqueezy.ts';
+export { paddleKit } from './paddle.ts';
+export { polarKit } from './polar.ts';
 export { stripeKit } from './stripe.ts';

@@ -46,10 +46,15 @@ export interface FakeApi {
   /** the base URL to give Footfall (FOOTFALL_UNSAFE_PAYMENT_APIS) */
   url: string;
   close(): Promise<void>;
-  /** API keys: `live` and `sandbox` are accepted with every permission; the others fail as named */
-  keys: { live: string; sandbox: string; noWebhookPermission: string; rejected: string };
-  /** the permission name Footfall must report for `noWebhookPermission` */
-  missingPermission: string;
+  /**
+   * API keys: `live` and `sandbox` are accepted with every permission; the others fail as named.
+   * `noWebhookPermission` only where the provider has keys with fewer permissions (scoped keys).
+   */
+  keys: { live: string; sandbox: string; noWebhookPermission?: string; rejected: string };
+  /** the permission name Footfall must report for `noWebhookPermission`; undefined without one */
+  missingPermission: string | undefined;
+  /** whether the API's objects carry the checkout's visitor id (false: only its webhooks do) */
+  syncCarriesVisitor: boolean;
   /** webhook endpoints created at the provider: their URL, event list and signing secret */
   endpoints(): { id: string; url: string; events: string[]; secret: string }[];
   /** the signing secret of the one endpoint created for `url` (throws when there is none) */

@@ -136,6 +136,7 @@ export const stripeKit: FakeProviderKit = {
       close: server.close,
       keys: KEYS,
       missingPermission: 'Webhook Endpoints: Write',
+      syncCarriesVisitor: true,
       endpoints: () => endpoints.map(({ id, url, events, secret }) => ({ id, url, events, secret })),
       secretFor(url) {
         const found = endpoints.find((e) => e.url === url);
