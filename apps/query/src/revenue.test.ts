@@ -68,6 +68,9 @@ beforeAll(async () => {
     visit('2026-06-01T12:00:00Z', 'gina', 'Direct'),
     visit('2026-03-11T12:00:00Z', 'hank', 'Organic Social'),
     visit('2026-06-01T12:00:00Z', 'hank', 'Direct'),
+    // providers date payments to the second: ivy's visit began in the second she paid, jack's after
+    visit('2026-07-01T12:00:00.600Z', 'ivy', 'Organic Search'),
+    visit('2026-07-01T12:00:01.200Z', 'jack', 'Referral'),
   ].sort((a, b) => a.at - b.at);
   await engine.applyBatch({ records: onStream('a', visits) });
 
@@ -121,6 +124,8 @@ beforeAll(async () => {
   );
   send('payment', '2026-06-10T12:00:00Z', { id: 'pay-g', amount: 700, currency: 'EUR', visitor: 'gina' });
   send('payment', '2026-06-10T12:00:00Z', { id: 'pay-h', amount: 900, currency: 'EUR', visitor: 'hank' });
+  send('payment', '2026-07-01T12:00:00Z', { id: 'pay-i', amount: 400, currency: 'EUR', visitor: 'ivy' });
+  send('payment', '2026-07-01T12:00:00Z', { id: 'pay-j', amount: 300, currency: 'EUR', visitor: 'jack' });
 }, 60_000);
 afterAll(async () => {
   engine?.close();
@@ -183,6 +188,12 @@ describe('revenue of a report', () => {
   it('looks back 90 days for a non-direct visit: 89 days before counts, 91 days before does not', async () => {
     const r = await revenue({ from: '2026-06-10', to: '2026-06-10' });
     expect(byChannel(r)).toEqual({ Referral: 700, Direct: 900 });
+  });
+
+  it('credits a visit that began in the same second as the payment, never one after it', async () => {
+    const r = await revenue({ from: '2026-07-01', to: '2026-07-01' });
+    expect(byChannel(r)).toEqual({ 'Organic Search': 400 });
+    expect(r.revenue).toMatchObject({ unattributed: 300 });
   });
 
   it('credits the visit that found the visitor with attr=first, and the total does not change', async () => {

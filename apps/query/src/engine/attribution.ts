@@ -7,6 +7,12 @@ import { Params } from './sql-params.ts';
 /** How far back a sale looks for the visit that earned it (spec, Limits). */
 export const ATTRIBUTION_WINDOW_DAYS = 90;
 
+/**
+ * Payment providers date a payment to the second (rounded down): a visit that started in the same
+ * second as the payment it led to may carry a later millisecond. Such a visit still counts.
+ */
+export const PAYMENT_TIME_PRECISION_MS = 1000;
+
 /** `last`: the last non-direct visit within 90 days (direct only when there is nothing else); `first`: the visit that found the visitor. */
 export type AttributionModel = 'last' | 'first';
 
@@ -58,7 +64,7 @@ export async function runAttribution(
     credited AS (
       SELECT a.idx, s.session_id AS credited_id,
         row_number() OVER (PARTITION BY a.idx ORDER BY ${order}, s.session_id) AS rn
-      FROM a JOIN sessions s ON s.site = ${site} AND s.visitor = a.visitor AND s.started_at <= a.at ${window}
+      FROM a JOIN sessions s ON s.site = ${site} AND s.visitor = a.visitor AND s.started_at < a.at + INTERVAL ${PAYMENT_TIME_PRECISION_MS} MILLISECOND ${window}
     )
     SELECT c.idx, ${columns}, (${matches}) AS matches
     FROM credited c JOIN sessions s ON s.site = ${site} AND s.session_id = c.credited_id
