@@ -23,6 +23,7 @@ COPY packages/config/package.json packages/config/
 COPY packages/control/package.json packages/control/
 COPY packages/http/package.json packages/http/
 COPY packages/instance/package.json packages/instance/
+COPY packages/mcp/package.json packages/mcp/
 COPY packages/payments/package.json packages/payments/
 COPY packages/schema/package.json packages/schema/
 COPY packages/tracker/package.json packages/tracker/

@@ -19,6 +19,9 @@ import {
 /** The whole table, pinned: changing who may call a route means changing this test too. */
 const EXPECTED: Record<string, Access> = {
   'GET /livez': 'public',
+  'POST /mcp': 'mcp',
+  'GET /mcp': 'mcp',
+  'DELETE /mcp': 'mcp',
   'GET /api/v1/health': 'viewer',
   'GET /api/v1/setup': 'public',
   'POST /api/v1/setup': 'setup',
@@ -119,6 +122,9 @@ function expected(access: Access, caller: Caller, changing: boolean): number | '
       return caller === 'api key' ? 403 : 401;
     case 'owner':
       return caller === 'viewer' || caller === 'api key' ? 403 : 401;
+    case 'mcp':
+      // an API key reaches the MCP server (whose tools only read); a session is refused
+      return caller === 'api key' ? 'not-refused' : caller === 'viewer' ? 403 : 401;
   }
 }
 

@@ -31,6 +31,7 @@ describe('API keys', () => {
           start: key.slice(0, 10),
           created_at: expect.any(String),
           last_used_at: null,
+          sites: null,
         },
       ],
     });

@@ -141,7 +141,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
   });
 
   it('answers bodies that are not JSON, too large or malformed with a documented 415, 413 or 400', async () => {
-    expect(await sweepBodies(h, queryOps(), ids, owner())).toEqual([]);
+    expect(await sweepBodies(h, queryOps(), ids, owner(), who.apiKey)).toEqual([]);
   });
 
   it('answers too many failed password checks with a documented 429 and Retry-After', async () => {

@@ -75,6 +75,8 @@ export async function signIn(page: Page, email = OWNER, password = PASSWORD): Pr
 /** The API as a script uses it: a session cookie and the CSRF token; throws on an error answer. */
 export interface ApiSession {
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** the session's Cookie header */
+  readonly cookie: string;
 }
 
 /** An error answer, with the API's own message. */
@@ -106,6 +108,7 @@ export async function apiSession(base: string, email = OWNER, password = PASSWOR
     .join('; ');
   const { csrf_token } = (await res.json()) as { csrf_token: string };
   return {
+    cookie,
     async call(method, path, body) {
       const r = await fetch(`${base}${path}`, {
         method,

@@ -1,6 +1,6 @@
-import { signCustom } from '@footfall/payments';
 import { type FakeApi, fakeKits } from '@footfall/payments/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postCustomEvent } from '../support/payments.ts';
 import {
   type ApiSession,
   accessibilityProblems,
@@ -56,21 +56,11 @@ beforeAll(async () => {
     expect(res.status, await res.text()).toBe(202);
   }
   const pay = async (id: string, visitor: string, amount: number) => {
-    const body = JSON.stringify({
+    const res = await postCustomEvent(`${base}/webhooks/custom/${connection.id}`, connection.signing_secret, {
       id: `evt-${id}`,
       type: 'payment',
       at: Date.now(),
       payment: { id, amount, tax: 0, currency: 'EUR', visitor },
-    });
-    const ts = String(Math.floor(Date.now() / 1000));
-    const res = await fetch(`${base}/webhooks/custom/${connection.id}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'footfall-timestamp': ts,
-        'footfall-signature': signCustom(connection.signing_secret, ts, body),
-      },
-      body,
     });
     expect(res.status).toBe(200);
   };

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiCallError,
   type ApiSession,
+  accessibilityProblems,
   asShown,
   createOwner,
   type Dashboard,
   PASSWORD,
   personContext,
+  screenshot,
   signIn,
   startDashboard,
 } from './harness.ts';
@@ -73,6 +75,30 @@ describe('roles in the dashboard', () => {
     await page.goto('/health');
     await page.getByRole('heading', { name: 'Health' }).waitFor();
     await page.getByText('Events since start').waitFor();
+    await context.close();
+  }, 60_000);
+
+  it('creates an API key that reads one site only, and lists which', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto('/settings/keys');
+    await page.getByLabel('Name of a new key').fill('Shop assistant');
+    const chooser = page.getByRole('group', { name: 'Sites the new key reads' });
+    await chooser.getByLabel('Only these:').check();
+    await chooser.getByLabel('shown.localhost').check();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    const key = (await page.locator('.notice-card code.code-box').textContent())?.trim() ?? '';
+    expect(key).toMatch(/^ffk_/);
+    const row = page.locator('tr', { hasText: 'Shop assistant' });
+    await expect.poll(() => row.textContent()).toContain('shown.localhost');
+    expect(await row.textContent()).not.toContain('hidden.localhost');
+    await screenshot(page, 'api-keys-1280-light');
+    const res = await fetch(`${d.footfall.url}/api/v1/sites`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(((await res.json()) as { sites: Site[] }).sites.map((x) => x.domain)).toEqual(['shown.localhost']);
     await context.close();
   }, 60_000);
 

@@ -4,6 +4,7 @@ import { timing } from 'hono/timing';
 import { accessGuard } from './auth/guard.ts';
 import { dashboardFallback } from './dashboard.ts';
 import type { QueryDeps } from './deps.ts';
+import { mountMcp } from './mcp.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -50,5 +51,6 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteReadRoutes(deps));
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
+  mountMcp(app);
   return app;
 }

@@ -20,6 +20,7 @@ Usage: footfall <command>
   version   print the version
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
+  mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
@@ -38,6 +39,12 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'version' || command === '--version') return void console.log(footfallVersion());
   if (command === 'help' || command === '--help' || command === '-h') {
     return void console.log(HELP.replace('<version>', footfallVersion()));
+  }
+  if (command === 'mcp') {
+    // a client of a running Footfall: no configuration, no data directory, stdout for the protocol
+    const { runMcpBridge } = await import('./mcp.ts');
+    process.exitCode = await runMcpBridge(rest, process.env);
+    return;
   }
   const config = readConfig();
   // every file any library creates in the data directory (SQLite, DuckDB, WAL) is ours alone

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey, listApiKeys, resolveApiKey, revokeApiKey } from './api-keys.ts';
+import { createSite, deleteSite } from './sites.ts';
 import { tempControlDb, testClock } from './test-support.ts';
 
 const clock = testClock();
@@ -24,6 +25,7 @@ describe('API keys', () => {
         start: created.key.slice(0, 10),
         createdAt: clock.now(),
         lastUsedAt: null,
+        sites: null,
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(created.key);
@@ -47,5 +49,26 @@ describe('API keys', () => {
     expect(await resolveApiKey(env.ctl, key)).toBeUndefined();
     expect(await resolveApiKey(env.ctl, `${key.slice(0, -1)}A`)).toBeUndefined();
     expect(await revokeApiKey(env.ctl, id)).toBe(false);
+  });
+
+  it('limits a key to chosen sites; a deleted site leaves its list', async () => {
+    const shop = await createSite(env.ctl, { domain: 'shop.example' });
+    const blog = await createSite(env.ctl, { domain: 'blog.example' });
+    const all = await createApiKey(env.ctl, { name: 'all', createdBy: null });
+    const limited = await createApiKey(env.ctl, { name: 'shop', createdBy: null, sites: [shop.id, shop.id] });
+    expect(limited.sites).toEqual([shop.id]);
+    expect((await resolveApiKey(env.ctl, all.key))?.scope).toBe('all');
+    expect((await resolveApiKey(env.ctl, limited.key))?.scope).toEqual(new Set([shop.id]));
+    await expect(createApiKey(env.ctl, { name: 'x', createdBy: null, sites: [] })).rejects.toMatchObject({
+      code: 'invalid_body',
+      field: 'sites',
+    });
+    await expect(
+      createApiKey(env.ctl, { name: 'x', createdBy: null, sites: [blog.id, 'nosuchsite'] }),
+    ).rejects.toThrow('no site nosuchsite');
+    expect((await listApiKeys(env.ctl)).map((k) => k.name)).toEqual(['all', 'shop']);
+    await deleteSite(env.ctl, shop.id, () => {});
+    expect((await listApiKeys(env.ctl)).find((k) => k.name === 'shop')?.sites).toEqual([]);
+    expect((await resolveApiKey(env.ctl, limited.key))?.scope).toEqual(new Set());
   });
 });

@@ -232,5 +232,20 @@ const V5: ControlMigration = {
   `,
 };
 
+const V6: ControlMigration = {
+  version: 6,
+  name: 'API keys limited to chosen sites',
+  // a key is instance-wide (all_sites = 1, as every key made before) or sees only the sites listed
+  // in api_key_sites; a deleted site leaves the keys limited to it with one site less
+  sql: `
+    ALTER TABLE api_keys ADD COLUMN all_sites INTEGER NOT NULL DEFAULT 1 CHECK (all_sites IN (0, 1));
+    CREATE TABLE api_key_sites (
+      key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      PRIMARY KEY (key_id, site_id)
+    ) STRICT;
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6];

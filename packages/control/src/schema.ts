@@ -19,6 +19,7 @@ export interface ControlSchema {
   api_keys: ApiKeysTable;
   sites: SitesTable;
   site_access: { person_id: string; site_id: string };
+  api_key_sites: { key_id: string; site_id: string };
   site_layout: { id: number; layout: string; updated_at: number };
   site_deletions: { site_id: string; requested_at: number };
   daily_salts: { day: string; salt: Buffer };
@@ -57,6 +58,8 @@ export interface ApiKeysTable {
   created_by: string | null;
   created_at: number;
   last_used_at: number | null;
+  /** 1: every site of the instance; 0: only the sites in api_key_sites */
+  all_sites: Generated<number>;
 }
 
 export interface SitesTable {

@@ -12,11 +12,17 @@
  *   may; API keys may not. This is the one kind of state-changing route a viewer may call.
  * - `owner`: a signed-in owner. Everything that changes the instance.
  * - `operator`: FOOTFALL_OPERATOR_TOKEN, checked by the operator routes themselves.
+ * - `mcp`: the MCP server: an API key or FOOTFALL_API_TOKEN only (no session cookie). MCP speaks
+ *   JSON-RPC over POST, so this is the one POST a read-only key may make; every tool behind it
+ *   reads `/api/v1` with the same credential and changes nothing.
  */
-export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner' | 'operator';
+export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner' | 'operator' | 'mcp';
 
 export const ROUTE_ACCESS = {
   'GET /livez': 'public',
+  'POST /mcp': 'mcp',
+  'GET /mcp': 'mcp',
+  'DELETE /mcp': 'mcp',
   'GET /api/v1/health': 'viewer',
 
   'GET /api/v1/setup': 'public',

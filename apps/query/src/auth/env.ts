@@ -1,9 +1,9 @@
 import type { ActiveSession, ControlDb, PersonRow, Site, SiteScope } from '@footfall/control';
 
-/** Who is calling. API keys and FOOTFALL_API_TOKEN are read-only and see every site. */
+/** Who is calling. API keys and FOOTFALL_API_TOKEN are read-only; a key may be limited to sites. */
 export type Principal =
   | { kind: 'session'; role: 'owner' | 'viewer'; person: PersonRow; session: ActiveSession; scope: SiteScope }
-  | { kind: 'api-key'; role: 'viewer'; keyId: string; scope: 'all' }
+  | { kind: 'api-key'; role: 'viewer'; keyId: string; scope: SiteScope }
   | { kind: 'api-token'; role: 'viewer'; scope: 'all' };
 
 /** The Hono environment of `/api/v1` routes: the guard sets these before any handler runs. */

@@ -47,6 +47,13 @@ export function accessGuard(deps: {
     if (!principal) throw unauthorized(c, 'sign in or send an API key');
     c.set('principal', principal);
 
+    if (access === 'mcp') {
+      if (principal.kind === 'session') {
+        throw new AppError('forbidden', 'the MCP server takes an API key (Authorization: Bearer ffk_…)');
+      }
+      return next();
+    }
+
     if (principal.kind !== 'session') {
       if (access !== 'viewer' || changing) throw new AppError('forbidden', 'API keys are read-only');
       return next();

@@ -25,7 +25,7 @@ export async function resolvePrincipal(
     }
     const key = await resolveApiKey(control, value);
     if (!key) throw unauthorized(c, 'the API key is not valid (revoked or mistyped?)');
-    return { kind: 'api-key', role: 'viewer', keyId: key.id, scope: 'all' };
+    return { kind: 'api-key', role: 'viewer', keyId: key.id, scope: key.scope };
   }
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return undefined;

@@ -8,10 +8,13 @@ import type { QueryDeps } from '../deps.ts';
 import { sessionPrincipal } from './auth-helpers.ts';
 import { apiKeyJson } from './views.ts';
 
-const NewKey = v.strictObject({ name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)) });
+const NewKey = v.strictObject({
+  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
+  sites: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(100))), v.minLength(1), v.maxLength(1000))),
+});
 
 /**
- * API keys (owners only): read-only and instance-wide. The value is in the creation answer only;
+ * API keys (owners only): read-only, instance-wide or limited to chosen sites. The value is in the creation answer only;
  * the list shows each key's start and last use. Deleting a key revokes it at once.
  */
 export function apiKeyRoutes(deps: QueryDeps) {
@@ -20,7 +23,11 @@ export function apiKeyRoutes(deps: QueryDeps) {
     .get('/api-keys', async (c) => c.json({ api_keys: (await listApiKeys(ctl)).map(apiKeyJson) }))
     .post('/api-keys', async (c) => {
       const body = await readJson(c, NewKey);
-      const created = await createApiKey(ctl, { name: body.name, createdBy: sessionPrincipal(c).person.id });
+      const created = await createApiKey(ctl, {
+        name: body.name,
+        sites: body.sites,
+        createdBy: sessionPrincipal(c).person.id,
+      });
       return c.json({ api_key: apiKeyJson(created), key: created.key }, 201);
     })
     .delete('/api-keys/:id', async (c) => {

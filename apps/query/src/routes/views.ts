@@ -36,6 +36,7 @@ export const apiKeyJson = (k: ApiKeyInfo) => ({
   start: k.start,
   created_at: iso(k.createdAt),
   last_used_at: iso(k.lastUsedAt),
+  sites: k.sites,
 });
 
 export const accessJson = (a: ViewerAccess) => ({ person_id: a.personId, email: a.email, sites: a.sites });

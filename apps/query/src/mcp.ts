@@ -1,0 +1,67 @@
+import { AppError } from '@footfall/http';
+import { footfallVersion } from '@footfall/instance';
+import { type ApiGet, createFootfallMcpServer, readAnswer } from '@footfall/mcp';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Hono } from 'hono';
+
+/** A JSON-RPC message to the MCP server is small: a tool's name and its arguments. */
+const MAX_BODY = 64 * 1024;
+
+/**
+ * `/mcp`: the read-only MCP server over Streamable HTTP (docs/mcp.md). Stateless: each POST is
+ * answered by a fresh server whose tools read this app's own `/api/v1` in process, with the
+ * caller's `Authorization` header, so a tool sees exactly what that key sees through the API and
+ * every refusal is the API's. There is no server-sent stream to open (GET) nor session to end
+ * (DELETE): both answer 405.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the app's own Hono type, whatever its environment
+export function mountMcp(app: Hono<any>): void {
+  const version = footfallVersion();
+  app.post('/mcp', async (c) => {
+    const authorization = c.req.header('authorization') ?? '';
+    const get: ApiGet = async (path, query) => {
+      const url = `${path}${query && [...query].length > 0 ? `?${query}` : ''}`;
+      return readAnswer(await app.request(url, { headers: { authorization, accept: 'application/json' } }));
+    };
+    // the same refusals as every JSON route of the API, before the protocol's own checks
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      throw new AppError('unsupported_media_type', 'send JSON-RPC with Content-Type: application/json');
+    }
+    const text = await c.req.text();
+    if (text.length > MAX_BODY) throw new AppError('payload_too_large', 'the body is too large');
+    // the answers are always JSON (never a stream): a client that accepts only JSON is served too
+    const request = new Request(c.req.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(c.req.header('mcp-protocol-version')
+          ? { 'mcp-protocol-version': c.req.header('mcp-protocol-version')! }
+          : {}),
+      },
+      body: text,
+    });
+    const server = createFootfallMcpServer(get, version);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  });
+  const notAllowed = () =>
+    new Response(
+      JSON.stringify({
+        code: 'method_not_allowed',
+        message: 'the MCP server is stateless: POST JSON-RPC messages to /mcp',
+      }),
+      { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } },
+    );
+  app.get('/mcp', notAllowed);
+  app.delete('/mcp', notAllowed);
+}

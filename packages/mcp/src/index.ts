@@ -1,0 +1,2 @@
+export { type ApiGet, FootfallApiError, httpApi, readAnswer } from './api.ts';
+export { BREAKDOWNS, createFootfallMcpServer } from './server.ts';
