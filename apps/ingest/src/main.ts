@@ -128,6 +128,7 @@ function startGeo(config: Config, ownDir: string, logger: Logger) {
     mode: config.geo,
     dir: config.geoDir ?? ownDir,
     shared: config.geoDir !== undefined,
+    baseUrl: config.unsafe.geoUrl,
   });
   const refresh = async () => {
     const outcome = await geo.updater?.run();

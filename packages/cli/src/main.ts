@@ -21,6 +21,7 @@ Usage: footfall <command>
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
   mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
+  geo       update <dir> [--kind country|city]: refresh a shared FOOTFALL_GEO_DIR
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
@@ -73,6 +74,14 @@ export async function main(argv: string[]): Promise<void> {
     case 'payments': {
       const { runPayments } = await import('./payments/payments.ts');
       process.exitCode = await runPayments(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
+      return;
+    }
+    case 'geo': {
+      const { runGeo } = await import('./geo.ts');
+      process.exitCode = await runGeo(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
       });

@@ -60,6 +60,8 @@ export interface Config {
     anyHost: boolean;
     /** payment providers' API addresses replaced by local servers (tests): provider → base URL */
     paymentApis: Record<string, string>;
+    /** where DB-IP Lite databases are downloaded from, instead of DB-IP (tests) */
+    geoUrl: string | undefined;
   };
 }
 
@@ -199,6 +201,7 @@ const EnvSchema = v.object({
   FOOTFALL_UNSAFE_NO_RATE_LIMIT: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_UNSAFE_ANY_HOST: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_UNSAFE_PAYMENT_APIS: v.optional(paymentApis),
+  FOOTFALL_UNSAFE_GEO_URL: v.optional(from(parseHttpUrl)),
 });
 
 /** Every variable Footfall reads (for `footfall config` and the docs test). */
@@ -280,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT,
       anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,
       paymentApis: o.FOOTFALL_UNSAFE_PAYMENT_APIS ?? {},
+      geoUrl: o.FOOTFALL_UNSAFE_GEO_URL?.replace(/\/+$/, ''),
     },
   };
 }

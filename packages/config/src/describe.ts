@@ -54,6 +54,8 @@ export function describeConfig(config: Config): string[] {
   if (apis.length > 0) {
     rows.push(['FOOTFALL_UNSAFE_PAYMENT_APIS', `${apis.join(', ')} replaced (never in production)`]);
   }
+  if (config.unsafe.geoUrl)
+    rows.push(['FOOTFALL_UNSAFE_GEO_URL', `${config.unsafe.geoUrl} (never in production)`]);
   if (config.platform) rows.push(['(hosting platform)', config.platform]);
   return rows.map(([k, val]) => `${k}=${val}${NOT_YET_USED.has(k) ? ' (not yet used)' : ''}`);
 }

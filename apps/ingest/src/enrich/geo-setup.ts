@@ -10,6 +10,8 @@ export interface GeoSetupOptions {
   /** true for FOOTFALL_GEO_DIR: someone else keeps the directory fresh, this instance never downloads */
   shared: boolean;
   fetch?: FetchLike;
+  /** where databases are downloaded from, instead of DB-IP (FOOTFALL_UNSAFE_GEO_URL, tests) */
+  baseUrl?: string | undefined;
 }
 
 export interface GeoSetup {
@@ -43,6 +45,7 @@ export function createGeo(options: GeoSetupOptions): GeoSetup {
         dir: options.dir,
         kind: options.mode,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
       });
   return { lookup: reader, reader, updater };
 }
