@@ -19,6 +19,7 @@ import {
 /** The whole table, pinned: changing who may call a route means changing this test too. */
 const EXPECTED: Record<string, Access> = {
   'GET /livez': 'public',
+  'GET /metrics': 'metrics',
   'POST /mcp': 'mcp',
   'GET /mcp': 'mcp',
   'DELETE /mcp': 'mcp',
@@ -122,6 +123,8 @@ function expected(access: Access, caller: Caller, changing: boolean): number | '
       return caller === 'api key' ? 403 : 401;
     case 'owner':
       return caller === 'viewer' || caller === 'api key' ? 403 : 401;
+    case 'metrics':
+      return 'ok'; // FOOTFALL_METRICS_TOKEN is unset: open
     case 'mcp':
       // an API key reaches the MCP server (whose tools only read); a session is refused
       return caller === 'api key' ? 'not-refused' : caller === 'viewer' ? 403 : 401;

@@ -120,13 +120,33 @@ describe('compose.yaml', () => {
     'x-footfall-env': Record<string, string>;
   };
 
+  /** Footfall's own services; the monitoring profile's run upstream images */
+  const footfall = () => Object.entries(compose.services).filter(([, s]) => s.profiles === undefined);
+
   it('builds each service from its own target, with an init, and a grace period that covers the drain', () => {
-    for (const [name, service] of Object.entries(compose.services)) {
+    expect(footfall().map(([name]) => name)).toEqual(['ingest', 'query']);
+    for (const [name, service] of footfall()) {
       expect(service.build).toEqual({ context: '.', target: name });
       expect(stages().some((s) => s.name === name)).toBe(true);
       expect(service.init).toBe(true);
       expect(Number.parseInt(String(service.stop_grace_period), 10)).toBeGreaterThan(25);
     }
+  });
+
+  it('offers Prometheus and Grafana only under the monitoring profile, Grafana on loopback, provisioned', () => {
+    for (const name of ['prometheus', 'grafana'])
+      expect(compose.services[name]!.profiles).toEqual(['monitoring']);
+    expect(compose.services.grafana!.ports).toEqual(['127.0.0.1:3000:3000']);
+    expect(compose.services.prometheus!.ports).toBeUndefined();
+    for (const volume of [
+      ...(compose.services.grafana!.volumes as string[]),
+      ...(compose.services.prometheus!.volumes as string[]),
+    ]) {
+      const source = volume.split(':')[0]!;
+      if (source.startsWith('./'))
+        expect(existsSync(new URL(`../../${source.slice(2)}`, import.meta.url)), source).toBe(true);
+    }
+    expect(read('infra/prometheus/prometheus.yml')).toContain('targets: ["ingest:8080"]');
   });
 
   it('publishes the gateway on loopback only', () => {

@@ -88,7 +88,7 @@ export function handleIngestPost(
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' };
 
 function fail(deps: IngestDeps, res: ServerResponse, started: number, error: unknown): void {
-  deps.stats.rejected++;
+  deps.stats.reject(error instanceof AppError ? error.code : 'internal');
   answerError(res, error, started, deps);
 }
 

@@ -5,6 +5,7 @@ import { listen } from '@footfall/http';
 import type { IngestDeps } from './deps.ts';
 import type { MmdbGeoLookup } from './enrich/geo.ts';
 import type { GeoUpdater } from './enrich/geo-download.ts';
+import { ingestMetrics } from './metrics.ts';
 
 /** What one gateway reports for Health. No address, no secret. */
 export interface IngestStatus {
@@ -29,7 +30,8 @@ export const statusSocketPath = (runDir: string, stream: string) => join(runDir,
 
 /**
  * Serves `GET /status` on a unix socket in the data directory, for the query service's Health
- * (the two processes share only the volume). It writes nothing to disk, so it still answers while
+ * (the two processes share only the volume), and `GET /metrics`: this gateway's Prometheus
+ * metrics as prom-client's JSON, which the query service serves with its own at `/metrics`. It writes nothing to disk, so it still answers while
  * the disk is full.
  */
 export async function serveStatus(
@@ -37,7 +39,15 @@ export async function serveStatus(
   geo: { reader: MmdbGeoLookup | null; updater: GeoUpdater | null },
 ): Promise<{ path: string; close(): Promise<void> }> {
   const path = statusSocketPath(deps.instance.paths.run, deps.eventLog.stream);
+  const metrics = ingestMetrics(deps);
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      metrics.getMetricsAsJSON().then(
+        (json) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(json)),
+        () => res.writeHead(500).end(),
+      );
+      return;
+    }
     if (req.method !== 'GET' || req.url !== '/status') {
       res.writeHead(404).end();
       return;

@@ -5,6 +5,7 @@ import { accessGuard } from './auth/guard.ts';
 import { dashboardFallback } from './dashboard.ts';
 import type { QueryDeps } from './deps.ts';
 import { mountMcp } from './mcp.ts';
+import { mountMetrics, queryMetrics } from './metrics.ts';
 import { accountRoutes } from './routes/account.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -26,7 +27,9 @@ import { siteRoutes } from './routes/sites.ts';
  */
 export function createQueryApp(deps: QueryDeps) {
   const app = new Hono();
+  const metrics = queryMetrics(deps);
   app.use('*', timing({ crossOrigin: false }));
+  app.use('*', metrics.timing);
   app.use('*', accessGuard(deps));
   app.onError(onError(deps.logger));
   // no route: the dashboard's files and pages, or the JSON 404
@@ -52,5 +55,6 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
+  mountMetrics(app, deps, metrics);
   return app;
 }

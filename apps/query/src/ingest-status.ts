@@ -25,6 +25,17 @@ export async function gatewayHealth(runDir: string, timeoutMs = 500): Promise<Ga
   );
 }
 
+/** Every answering gateway's Prometheus metrics, as prom-client's JSON (a gateway that does not answer is left out). */
+export async function gatewayMetrics(runDir: string, timeoutMs = 1000): Promise<unknown[]> {
+  const names = (await readdir(runDir).catch(() => [] as string[])).filter(
+    (n) => n.startsWith('ingest-') && n.endsWith('.sock'),
+  );
+  const answers = await Promise.all(
+    names.sort().map((name) => getJson(join(runDir, name), '/metrics', timeoutMs)),
+  );
+  return answers.filter((a) => a !== null);
+}
+
 function getJson(
   socketPath: string,
   path: string,

@@ -80,14 +80,19 @@ export class ReportCache {
     return this.#gen;
   }
 
+  /** answers found here, and looked for in vain, since start (for /metrics) */
+  hits = 0;
+  misses = 0;
+
   get<T>(key: string): T | undefined {
     const e = this.#entries.get(key);
-    if (e === undefined) return undefined;
-    if (e.gen < this.#horizon || this.#touched(e)) {
-      this.#entries.delete(key);
-      return undefined;
+    if (e !== undefined && (e.gen < this.#horizon || this.#touched(e))) this.#entries.delete(key);
+    else if (e !== undefined) {
+      this.hits++;
+      return e.value as T;
     }
-    return e.value as T;
+    this.misses++;
+    return undefined;
   }
 
   /** Stores an answer computed by a query that started at generation `gen` (see `generation`). */

@@ -54,6 +54,7 @@ export class Tailer {
   #wake: (() => void) | undefined;
   #lastPrune = 0;
   #failing: { since: number; error: string } | undefined;
+  #applied = 0;
 
   constructor(options: TailerOptions) {
     this.#o = { batchSize: 5000, idleMs: 250, retentionMs: 7 * 24 * 3600 * 1000, now: Date.now, ...options };
@@ -104,6 +105,11 @@ export class Tailer {
   }
 
   /** Set while batches keep failing (retried): since when, and the last error. */
+  /** WAL records applied to the engine since start (for /metrics). */
+  get applied(): number {
+    return this.#applied;
+  }
+
   get failing(): { since: number; error: string } | undefined {
     return this.#failing === undefined ? undefined : { ...this.#failing };
   }
@@ -190,6 +196,7 @@ export class Tailer {
     }
     if (records.length > 0) {
       const result = await this.#o.target.applyBatch({ records });
+      this.#applied += records.length;
       this.#o.onApplied?.(records, result);
     }
     // positions of skipped unreadable records are committed with the next batch that has any

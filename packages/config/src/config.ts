@@ -85,7 +85,6 @@ export const NOT_YET_USED: ReadonlySet<string> = new Set([
   'FOOTFALL_MAIL_FROM',
   'FOOTFALL_BACKUP_S3',
   'FOOTFALL_BACKUP_KEEP_DAYS',
-  'FOOTFALL_METRICS_TOKEN',
 ]);
 
 /** Variables never printed: `footfall config` masks them, errors never quote them. */

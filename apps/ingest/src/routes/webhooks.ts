@@ -21,7 +21,7 @@ export const WEBHOOK_BODY_BYTES = 64 * 1024;
 /** A provider's event is a few kilobytes (a checkout session with its lines, some tens at most). */
 export const PROVIDER_WEBHOOK_BODY_BYTES = 256 * 1024;
 
-type Deps = Pick<IngestDeps, 'control' | 'now' | 'logger'>;
+type Deps = Pick<IngestDeps, 'control' | 'now' | 'logger'> & Partial<Pick<IngestDeps, 'stats'>>;
 
 /** The body as JSON; a 400 naming the problem otherwise. */
 function parseJson(body: Uint8Array): unknown {
@@ -77,42 +77,53 @@ export function webhookRoutes(deps: Deps) {
         throw new AppError('payload_too_large', `the body must be at most ${bytes} bytes`);
       },
     });
-  return new Hono()
-    .post('/webhooks/custom/:connection', limit(WEBHOOK_BODY_BYTES), async (c) => {
-      const found = target(deps, 'custom', c.req.param('connection'));
-      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new AppError('unsupported_media_type', 'the body must be application/json');
-      }
-      const body = new Uint8Array(await c.req.arrayBuffer());
-      const problem = checkCustomSignature({
-        secret: found.secret,
-        timestamp: c.req.header('footfall-timestamp'),
-        signature: c.req.header('footfall-signature'),
-        body,
-        nowMs: deps.now(),
-      });
-      if (problem) throw new AppError('unauthorized', problem.message);
-      const event = parseCustomEvent(parseJson(body));
-      const { duplicate } = store(deps, found, () => receiveWebhook(deps.control, found, event, body));
-      return c.json({ received: true, duplicate }, 200);
-    })
-    .post('/webhooks/:provider/:connection', limit(PROVIDER_WEBHOOK_BODY_BYTES), async (c: Context) => {
-      const found = target(deps, c.req.param('provider')!, c.req.param('connection')!);
-      const adapter = await loadProvider(found.provider as Exclude<Provider, 'custom'>);
-      const body = new Uint8Array(await c.req.arrayBuffer());
-      const header = (name: string) => c.req.header(name);
-      const problem = adapter.verify({ secret: found.secret, header, body, nowMs: deps.now() });
-      if (problem) throw new AppError('unauthorized', problem.message);
-      const payload = parseJson(body);
-      const eventId = adapter.deliveryId(payload, header);
-      if (eventId === null) throw new AppError('invalid_body', `the body is not a ${adapter.name} event`);
-      const events = adapter.toLedger(payload, 'webhook');
-      // an event that moves no money (the endpoint's list is fixed, so rare) is acknowledged, not kept
-      if (events.length === 0) return c.json({ received: true, duplicate: false, ignored: true }, 200);
-      const { duplicate } = store(deps, found, () =>
-        storeDelivery(deps.control, found, { eventId, body, events, source: 'webhook' }),
-      );
-      return c.json({ received: true, duplicate }, 200);
-    });
+  return (
+    new Hono()
+      // every answer counted by provider and status, for /metrics (a refusal is answered by onError first)
+      .use('/webhooks/:provider/:connection', async (c, next) => {
+        await next();
+        const provider = c.req.param('provider');
+        deps.stats?.webhook(
+          (PROVIDERS as readonly string[]).includes(provider) ? provider : 'unknown',
+          c.res.status,
+        );
+      })
+      .post('/webhooks/custom/:connection', limit(WEBHOOK_BODY_BYTES), async (c) => {
+        const found = target(deps, 'custom', c.req.param('connection'));
+        const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== 'application/json') {
+          throw new AppError('unsupported_media_type', 'the body must be application/json');
+        }
+        const body = new Uint8Array(await c.req.arrayBuffer());
+        const problem = checkCustomSignature({
+          secret: found.secret,
+          timestamp: c.req.header('footfall-timestamp'),
+          signature: c.req.header('footfall-signature'),
+          body,
+          nowMs: deps.now(),
+        });
+        if (problem) throw new AppError('unauthorized', problem.message);
+        const event = parseCustomEvent(parseJson(body));
+        const { duplicate } = store(deps, found, () => receiveWebhook(deps.control, found, event, body));
+        return c.json({ received: true, duplicate }, 200);
+      })
+      .post('/webhooks/:provider/:connection', limit(PROVIDER_WEBHOOK_BODY_BYTES), async (c: Context) => {
+        const found = target(deps, c.req.param('provider')!, c.req.param('connection')!);
+        const adapter = await loadProvider(found.provider as Exclude<Provider, 'custom'>);
+        const body = new Uint8Array(await c.req.arrayBuffer());
+        const header = (name: string) => c.req.header(name);
+        const problem = adapter.verify({ secret: found.secret, header, body, nowMs: deps.now() });
+        if (problem) throw new AppError('unauthorized', problem.message);
+        const payload = parseJson(body);
+        const eventId = adapter.deliveryId(payload, header);
+        if (eventId === null) throw new AppError('invalid_body', `the body is not a ${adapter.name} event`);
+        const events = adapter.toLedger(payload, 'webhook');
+        // an event that moves no money (the endpoint's list is fixed, so rare) is acknowledged, not kept
+        if (events.length === 0) return c.json({ received: true, duplicate: false, ignored: true }, 200);
+        const { duplicate } = store(deps, found, () =>
+          storeDelivery(deps.control, found, { eventId, body, events, source: 'webhook' }),
+        );
+        return c.json({ received: true, duplicate }, 200);
+      })
+  );
 }

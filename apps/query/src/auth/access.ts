@@ -12,14 +12,26 @@
  *   may; API keys may not. This is the one kind of state-changing route a viewer may call.
  * - `owner`: a signed-in owner. Everything that changes the instance.
  * - `operator`: FOOTFALL_OPERATOR_TOKEN, checked by the operator routes themselves.
+ * - `metrics`: `/metrics`, open unless FOOTFALL_METRICS_TOKEN is set, then that bearer token only;
+ *   checked by the route itself.
  * - `mcp`: the MCP server: an API key or FOOTFALL_API_TOKEN only (no session cookie). MCP speaks
  *   JSON-RPC over POST, so this is the one POST a read-only key may make; every tool behind it
  *   reads `/api/v1` with the same credential and changes nothing.
  */
-export type Access = 'public' | 'setup' | 'sign-in' | 'viewer' | 'self' | 'owner' | 'operator' | 'mcp';
+export type Access =
+  | 'public'
+  | 'setup'
+  | 'sign-in'
+  | 'viewer'
+  | 'self'
+  | 'owner'
+  | 'operator'
+  | 'metrics'
+  | 'mcp';
 
 export const ROUTE_ACCESS = {
   'GET /livez': 'public',
+  'GET /metrics': 'metrics',
   'POST /mcp': 'mcp',
   'GET /mcp': 'mcp',
   'DELETE /mcp': 'mcp',

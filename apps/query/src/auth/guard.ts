@@ -40,7 +40,13 @@ export function accessGuard(deps: {
     if (changing && c.req.header('sec-fetch-site') === 'cross-site') {
       throw new AppError('forbidden', 'cross-site requests cannot change anything');
     }
-    if (access === 'public' || access === 'setup' || access === 'sign-in' || access === 'operator')
+    if (
+      access === 'public' ||
+      access === 'setup' ||
+      access === 'sign-in' ||
+      access === 'operator' ||
+      access === 'metrics'
+    )
       return next();
 
     const principal = await resolvePrincipal(c, deps.control, deps.config);

@@ -1,0 +1,178 @@
+import { stat, statfs } from 'node:fs/promises';
+import { safeEqual } from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { allConnections } from '@footfall/payments';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueryDeps } from './deps.ts';
+import { directoryBytes } from './disk.ts';
+import { disk } from './health-content.ts';
+import { gatewayMetrics } from './ingest-status.ts';
+
+/** The query service's metrics, and the middleware that times every answer. */
+export interface QueryMetrics {
+  registry: Registry;
+  timing: MiddlewareHandler;
+}
+
+/** Seconds, from a cached answer (milliseconds) to the slowest report allowed (30 s by default). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const fileBytes = async (...paths: string[]) => {
+  let total = 0;
+  for (const p of paths)
+    total += await stat(p).then(
+      (s) => s.size,
+      () => 0,
+    );
+  return total;
+};
+
+/**
+ * The query service's metrics (docs/metrics.md): the latency of every answer by route, the report
+ * cache, live streams, the write-ahead log's backlog and size, records applied, the databases' and
+ * the disk's bytes and runway, payment webhooks waiting, and the process (memory, event-loop lag,
+ * CPU, heap). Every series carries `process="query"`; values read elsewhere are read at scrape.
+ */
+export function queryMetrics(deps: QueryDeps): QueryMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ process: 'query' });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  const { analytics, instance } = deps;
+  const gauge = (
+    name: string,
+    help: string,
+    read: (g: Gauge) => Promise<void> | void,
+    labelNames: string[] = [],
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        await read(this);
+      },
+    });
+  const latency = new Histogram({
+    name: 'footfall_http_request_duration_seconds',
+    help: 'Time to answer a request to the query service, by route, method and status',
+    labelNames: ['route', 'method', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  new Counter({
+    name: 'footfall_report_cache_lookups_total',
+    help: 'Report answers looked for in the cache, by result (hit or miss)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ result: 'hit' }, analytics.cache.hits);
+      this.inc({ result: 'miss' }, analytics.cache.misses);
+    },
+  });
+  new Counter({
+    name: 'footfall_wal_records_applied_total',
+    help: 'Write-ahead log records applied to the analytics database',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(analytics.tailer.applied);
+    },
+  });
+  gauge('footfall_wal_lag_records', 'Records in the write-ahead log not yet applied', (g) =>
+    g.set(analytics.tailer.lag),
+  );
+  gauge('footfall_wal_bytes', 'Bytes of write-ahead log segments on disk', async (g) =>
+    g.set(await directoryBytes(instance.paths.wal)),
+  );
+  gauge('footfall_live_streams', 'Live-view streams (Server-Sent Events) open', (g) =>
+    g.set(analytics.live.listeners),
+  );
+  gauge(
+    'footfall_database_bytes',
+    'Bytes of each database on disk, with its write-ahead file',
+    async (g) => {
+      const { analyticsDb, controlDb } = instance.paths;
+      g.set({ database: 'analytics' }, await fileBytes(analyticsDb, `${analyticsDb}.wal`));
+      g.set({ database: 'control' }, await fileBytes(controlDb, `${controlDb}-wal`));
+    },
+    ['database'],
+  );
+  gauge(
+    'footfall_disk_free_bytes',
+    "Bytes free for Footfall on the data directory's file system",
+    async (g) => {
+      const fs = await statfs(instance.paths.root);
+      g.set(Number(fs.bavail) * Number(fs.bsize));
+    },
+  );
+  gauge(
+    'footfall_disk_runway_days',
+    "Days until the disk is full at the last seven days' rate (+Inf while nothing was stored)",
+    async (g) => {
+      const { runway_days } = await disk(deps);
+      g.set(runway_days ?? Number.POSITIVE_INFINITY);
+    },
+  );
+  gauge('footfall_payment_connections', 'Payment connections of every site', (g) =>
+    g.set(allConnections(deps.control).length),
+  );
+  gauge(
+    'footfall_payment_webhooks_waiting',
+    'Payment webhooks answered "retry later" because their connection has no signing secret yet',
+    (g) => g.set(allConnections(deps.control).reduce((n, x) => n + x.waiting, 0)),
+  );
+  const timing: MiddlewareHandler = async (c, next) => {
+    const started = performance.now();
+    await next();
+    // the route's pattern, never the path: /api/v1/sites/:site/report, not a site id
+    const route = routeOf(c);
+    latency.observe(
+      { route, method: c.req.method, status: String(c.res.status) },
+      (performance.now() - started) / 1000,
+    );
+  };
+  return { registry, timing };
+}
+
+/**
+ * The pattern of the route that answers this request (as the access guard finds it), or
+ * "unmatched" (the dashboard's files, the JSON 404): never the path, which holds ids.
+ */
+function routeOf(c: Context): string {
+  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  return (
+    matchedRoutes(c)
+      .filter((r) => r.method === method)
+      .at(-1)?.path ?? 'unmatched'
+  );
+}
+
+/**
+ * `GET /metrics`: this process's metrics and every ingest gateway's (asked over its status
+ * socket), in the Prometheus text format. Open, unless FOOTFALL_METRICS_TOKEN is set: then only
+ * `Authorization: Bearer <that token>`.
+ */
+export function mountMetrics(app: Hono, deps: QueryDeps, metrics: QueryMetrics): void {
+  app.get('/metrics', async (c) => {
+    const token = deps.config.metricsToken;
+    if (token !== undefined) {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+      if (!safeEqual(given, token)) {
+        c.header('WWW-Authenticate', 'Bearer realm="footfall-metrics"');
+        throw new AppError('unauthorized', 'send FOOTFALL_METRICS_TOKEN as a bearer token');
+      }
+    }
+    const parts = [
+      await metrics.registry.getMetricsAsJSON(),
+      ...(await gatewayMetrics(deps.instance.paths.run)),
+    ];
+    const text = await AggregatorRegistry.aggregate(
+      parts as Parameters<typeof AggregatorRegistry.aggregate>[0],
+    ).metrics();
+    return c.body(text, 200, { 'content-type': metrics.registry.contentType });
+  });
+}
