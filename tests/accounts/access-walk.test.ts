@@ -70,6 +70,10 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/sites/:site/payments/connections/:id/sync': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
+  'GET /api/v1/sites/:site/annotations': 'viewer',
+  'POST /api/v1/sites/:site/annotations': 'owner',
+  'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
+  'DELETE /api/v1/sites/:site/annotations/:id': 'owner',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -95,6 +99,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site/payments/connections/:id': { name: 'walk' },
   'POST /api/v1/sites/:site/payments/connections/:id/sync': {},
   'POST /api/v1/data-requests/erase': { email: 'payer@example.com' },
+  'POST /api/v1/sites/:site/annotations': { date: '2026-11-20', text: 'walk' },
+  'PATCH /api/v1/sites/:site/annotations/:id': { text: 'walk' },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */

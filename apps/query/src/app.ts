@@ -7,6 +7,7 @@ import type { QueryDeps } from './deps.ts';
 import { mountMcp } from './mcp.ts';
 import { mountMetrics, queryMetrics } from './metrics.ts';
 import { accountRoutes } from './routes/account.ts';
+import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
@@ -53,6 +54,7 @@ export function createQueryApp(deps: QueryDeps) {
   );
   app.route('/api/v1', siteReadRoutes(deps));
   app.route('/api/v1', paymentRoutes(deps));
+  app.route('/api/v1', annotationRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

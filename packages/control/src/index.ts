@@ -1,4 +1,13 @@
 export {
+  ANNOTATION_TEXT_MAX,
+  type Annotation,
+  createAnnotation,
+  deleteAnnotation,
+  getAnnotation,
+  listAnnotations,
+  updateAnnotation,
+} from './annotations.ts';
+export {
   API_KEY_PREFIX,
   type ApiKeyInfo,
   createApiKey,

@@ -247,5 +247,26 @@ const V6: ControlMigration = {
   `,
 };
 
+const V7: ControlMigration = {
+  version: 7,
+  name: "notes (annotations) on a site's chart",
+  // a note is on one day of the site's zone, or on a span of days (end_day, inclusive); its author
+  // is a person, forgotten (NULL) when that person is removed
+  sql: `
+    CREATE TABLE annotations (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      day TEXT NOT NULL,
+      end_day TEXT,
+      text TEXT NOT NULL,
+      author_id TEXT REFERENCES people(id) ON DELETE SET NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      CHECK (end_day IS NULL OR end_day > day)
+    ) STRICT;
+    CREATE INDEX annotations_site_day ON annotations(site_id, day);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7];

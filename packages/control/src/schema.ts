@@ -20,6 +20,7 @@ export interface ControlSchema {
   sites: SitesTable;
   site_access: { person_id: string; site_id: string };
   api_key_sites: { key_id: string; site_id: string };
+  annotations: AnnotationsTable;
   site_layout: { id: number; layout: string; updated_at: number };
   site_deletions: { site_id: string; requested_at: number };
   daily_salts: { day: string; salt: Buffer };
@@ -77,4 +78,17 @@ export interface SitesTable {
   consent_text: string | null;
   consent_background: string | null;
   consent_foreground: string | null;
+}
+
+export interface AnnotationsTable {
+  id: string;
+  site_id: string;
+  /** YYYY-MM-DD in the site's time zone */
+  day: string;
+  /** the last day of a span (inclusive, after `day`), or null for one day */
+  end_day: string | null;
+  text: string;
+  author_id: string | null;
+  created_at: number;
+  updated_at: number;
 }

@@ -13,14 +13,17 @@ interface Hover {
 
 /**
  * The chosen metric over the period (uPlot): the compared period drawn beneath in grey, the bucket
- * still in progress dashed. Hovering (or moving with the arrow keys when focused) shows a bucket's
- * numbers; the figure's caption says the same in words for screen readers.
+ * still in progress dashed, each note a flag on its bucket. Hovering (or moving with the arrow keys
+ * when focused) shows a bucket's numbers and notes; the figure's caption says the same in words for
+ * screen readers.
  */
 export function MainChart(props: {
   series: ChartSeries;
   metric: Metric;
   caption: string;
   currency?: string | null;
+  /** the notes flagged on each bucket, by bucket index */
+  notes?: Map<number, string[]>;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
@@ -41,6 +44,8 @@ export function MainChart(props: {
     const muted = cssColour('--muted');
     const grid = cssColour('--border');
     const fmt = (v: number) => formatMetric(metric, v, props.currency);
+    const noteColour = cssColour('--note');
+    const flagged = [...(props.notes?.keys() ?? [])];
     const options: uPlot.Options = {
       width: el.clientWidth,
       height: 260,
@@ -81,6 +86,32 @@ export function MainChart(props: {
         { label: 'in progress', stroke: accent, width: 2.5, dash: [6, 5], points: { show: false } },
       ],
       hooks: {
+        // a flag per note: a dotted line through the plot, a small pennant at its top
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            const px = devicePixelRatio;
+            ctx.save();
+            ctx.strokeStyle = noteColour;
+            ctx.fillStyle = noteColour;
+            ctx.lineWidth = px;
+            for (const index of flagged) {
+              const x = Math.round(u.valToPos(index, 'x', true));
+              ctx.setLineDash([2 * px, 3 * px]);
+              ctx.beginPath();
+              ctx.moveTo(x, u.bbox.top);
+              ctx.lineTo(x, u.bbox.top + u.bbox.height);
+              ctx.stroke();
+              ctx.setLineDash([]);
+              ctx.beginPath();
+              ctx.moveTo(x, u.bbox.top);
+              ctx.lineTo(x + 9 * px, u.bbox.top + 3.5 * px);
+              ctx.lineTo(x, u.bbox.top + 7 * px);
+              ctx.fill();
+            }
+            ctx.restore();
+          },
+        ],
         setCursor: [
           (u) => {
             const index = u.cursor.idx;
@@ -98,7 +129,7 @@ export function MainChart(props: {
       plot.current?.destroy();
       plot.current = undefined;
     };
-  }, [series, metric, dark, props.currency]);
+  }, [series, metric, dark, props.currency, props.notes]);
 
   const i = hover?.index;
   const value = i === undefined ? undefined : series.values[i];
@@ -119,6 +150,11 @@ export function MainChart(props: {
             {METRIC_LABELS[metric]}:{' '}
             {value === null || value === undefined ? '–' : formatMetric(metric, value, props.currency)}
           </div>
+          {props.notes?.get(i)?.map((text) => (
+            <div class="chart-note" key={text}>
+              ⚑ {text}
+            </div>
+          ))}
           {series.compare && (
             <div class="muted">
               {series.compareLabels?.[i]}:{' '}

@@ -1,16 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { api, type Schema, unwrap, urlFor } from '../api/client.ts';
 import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { navigate, query } from '../router.ts';
 import { ComparePicker } from './ComparePicker.tsx';
-import { chartSeries } from './chart-data.ts';
+import { chartSeries, noteMarks } from './chart-data.ts';
 import { FilterChips } from './FilterChips.tsx';
 import { Heatmap } from './Heatmap.tsx';
 import { MainChart } from './MainChart.tsx';
 import { formatMetric, METRIC_LABELS } from './metrics.ts';
 import { chooseMode } from './mode.ts';
+import { Notes, noteWhen } from './Notes.tsx';
 import { PanelCard } from './PanelCard.tsx';
 import { PanelDetails } from './PanelDetails.tsx';
 import { PeriodPicker } from './PeriodPicker.tsx';
@@ -50,6 +51,17 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
     [site.id, JSON.stringify(params), waitForStatus],
   );
 
+  const notes = useLoad(
+    (signal) =>
+      unwrap(
+        api.GET('/api/v1/sites/{site}/annotations', {
+          signal,
+          params: { path: { site: site.id }, query: { from: range.from, to: range.to } },
+        }),
+      ),
+    [site.id, range.from, range.to],
+  );
+
   const periodKeys = Object.fromEntries(
     PERIODS.filter((p) => p.key !== 'custom').map((p) => [
       p.shortcut,
@@ -79,6 +91,14 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
   // revenue is drawn only for a site that has it
   const metric = view.metric === 'revenue' && !currency ? 'visitors' : view.metric;
   const series = data && chartSeries(data.chart, data.compare_chart, metric, data.bucket);
+  const noteList = notes.data?.annotations ?? [];
+  // one Map per answer, so the chart is drawn again only when the report or the notes change
+  const marks = useMemo(
+    () => (data ? noteMarks(data.chart, data.bucket, notes.data?.annotations ?? []) : undefined),
+    [data, notes.data],
+  );
+  const notesSaid =
+    noteList.length > 0 ? ` Notes: ${noteList.map((n) => `${noteWhen(n)}, ${n.text}`).join('; ')}.` : '';
   const detailsTab = tabOf(view.panel);
   return (
     <>
@@ -110,8 +130,17 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             series={series}
             metric={metric}
             currency={currency}
-            caption={`${METRIC_LABELS[metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(metric, data.kpis[metric] ?? 0, currency)} in the period.`}
+            notes={marks}
+            caption={`${METRIC_LABELS[metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(metric, data.kpis[metric] ?? 0, currency)} in the period.${notesSaid}`}
           />
+          {notes.data && (
+            <Notes
+              site={site.id}
+              notes={noteList}
+              defaultDay={range.to.localeCompare(today) < 0 ? range.to : today}
+              onChanged={notes.reload}
+            />
+          )}
           {data.revenue && data.revenue.unpriced_currencies.length > 0 && (
             <p class="compare-note muted">
               Revenue leaves out payments in {data.revenue.unpriced_currencies.join(', ')}: no exchange rate

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketLabel, chartSeries, type Point } from './chart-data.ts';
+import { bucketLabel, chartSeries, noteMarks, type Point } from './chart-data.ts';
 
 const point = (bucket: string, start: string, visitors: number): Point => ({
   bucket,
@@ -53,5 +53,32 @@ describe('bucketLabel', () => {
     expect(bucketLabel('2026-03-05T14:00+01:00', 'hour', true)).toBe('5 Mar 14:00');
     expect(bucketLabel('2026-03-01', 'month')).toBe('Mar 2026');
     expect(bucketLabel('2026-03-02', 'week')).toBe('2 Mar');
+  });
+});
+
+describe('noteMarks', () => {
+  const note = (date: string, text: string, end_date: string | null = null) => ({ date, end_date, text });
+  it('flags a note on its day, a week or month on the bucket that holds it, a span on its first day in the period', () => {
+    const days = ['2026-11-01', '2026-11-02', '2026-11-03'].map((d) => point(d, `${d}T00:00:00.000Z`, 1));
+    expect(
+      noteMarks(days, 'day', [
+        note('2026-11-02', 'launch'),
+        note('2026-11-02', 'newsletter'),
+        note('2026-10-20', 'sale', '2026-11-05'),
+      ]),
+    ).toEqual(
+      new Map([
+        [1, ['launch', 'newsletter']],
+        [0, ['sale']],
+      ]),
+    );
+    const weeks = ['2026-11-02', '2026-11-09'].map((d) => point(d, `${d}T00:00:00.000Z`, 1));
+    expect(noteMarks(weeks, 'week', [note('2026-11-12', 'talk')])).toEqual(new Map([[1, ['talk']]]));
+    const hours = [22, 23].map((h) => point(`2026-11-02T${h}:00+00:00`, `2026-11-02T${h}:00:00.000Z`, 1));
+    const nextDay = point('2026-11-03T00:00+00:00', '2026-11-03T00:00:00.000Z', 1);
+    expect(noteMarks([...hours, nextDay], 'hour', [note('2026-11-03', 'outage')])).toEqual(
+      new Map([[2, ['outage']]]),
+    );
+    expect(noteMarks([], 'day', [note('2026-11-03', 'x')])).toEqual(new Map());
   });
 });

@@ -80,3 +80,30 @@ const LENGTH_MS: Record<Bucket, number> = {
 function isCurrent(start: number, kind: Bucket, now: number): boolean {
   return now >= start && now < start + LENGTH_MS[kind];
 }
+
+/** A note as the chart places it: its first day, and its words. */
+export interface ChartNote {
+  date: string;
+  end_date: string | null;
+  text: string;
+}
+
+/**
+ * The bucket each note is flagged on, by bucket index: an hour chart flags the first hour of the
+ * note's day, a day, week or month chart the bucket holding it. A span is flagged on its first day
+ * in the period (a span that began before the period, on the period's first bucket).
+ */
+export function noteMarks(chart: Point[], kind: Bucket, notes: readonly ChartNote[]): Map<number, string[]> {
+  const marks = new Map<number, string[]>();
+  const days = chart.map((p) => p.bucket.slice(0, 10));
+  if (days.length === 0) return marks;
+  for (const note of notes) {
+    const day = note.date.localeCompare(days[0]!) < 0 ? days[0]! : note.date;
+    let index = -1;
+    if (kind === 'hour') index = days.indexOf(day);
+    else for (let i = 0; i < days.length && days[i]! <= day; i++) index = i;
+    if (index < 0) continue;
+    marks.set(index, [...(marks.get(index) ?? []), note.text]);
+  }
+  return marks;
+}

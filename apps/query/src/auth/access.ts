@@ -92,6 +92,10 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/sites/:site/payments/connections/:id/sync': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
+  'GET /api/v1/sites/:site/annotations': 'viewer',
+  'POST /api/v1/sites/:site/annotations': 'owner',
+  'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
+  'DELETE /api/v1/sites/:site/annotations/:id': 'owner',
 
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',

@@ -1,0 +1,92 @@
+import {
+  type Annotation,
+  createAnnotation,
+  deleteAnnotation,
+  listAnnotations,
+  updateAnnotation,
+} from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { AuthEnv } from '../auth/env.ts';
+import { readJson } from '../auth/json.ts';
+import { requireSiteRead, siteRead } from '../auth/site-read.ts';
+import type { QueryDeps } from '../deps.ts';
+import { sessionPrincipal } from './auth-helpers.ts';
+
+const day = v.pipe(v.string(), v.maxLength(10));
+const text = v.pipe(v.string(), v.maxLength(2000));
+const NewAnnotation = v.strictObject({ date: day, end_date: v.optional(v.nullable(day)), text });
+const AnnotationPatch = v.strictObject({
+  date: v.optional(day),
+  end_date: v.optional(v.nullable(day)),
+  text: v.optional(text),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A note as the API answers it: its day or span, its text, its author (never on a share). */
+export const annotationJson = (a: Annotation) => ({
+  id: a.id,
+  date: a.day,
+  end_date: a.endDay,
+  text: a.text,
+  author: a.author,
+  created_at: iso(a.createdAt),
+  updated_at: iso(a.updatedAt),
+});
+
+/**
+ * Notes on a site's chart (annotations): anyone who reads the site reads them; owners write, edit
+ * and delete them. Each carries its author.
+ */
+export function annotationRoutes(deps: QueryDeps) {
+  const ctl = deps.control;
+  return new Hono<AuthEnv>()
+    .get('/sites/:site/annotations', siteRead(), async (c) => {
+      const query = c.req.queries();
+      for (const key of Object.keys(query)) {
+        if (key !== 'from' && key !== 'to') {
+          throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
+        }
+      }
+      const found = await listAnnotations(ctl, c.get('site').id, {
+        from: c.req.query('from'),
+        to: c.req.query('to'),
+      }).catch((error: unknown) => {
+        // a bad from/to is a parameter, not a body
+        if (error instanceof AppError && error.code === 'invalid_body') {
+          throw new AppError('invalid_parameter', error.message, { field: error.field ?? 'from' });
+        }
+        throw error;
+      });
+      return c.json({ annotations: found.map(annotationJson) });
+    })
+    .post('/sites/:site/annotations', async (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      const body = await readJson(c, NewAnnotation);
+      const made = await createAnnotation(ctl, {
+        siteId: site.id,
+        day: body.date,
+        endDay: body.end_date,
+        text: body.text,
+        authorId: sessionPrincipal(c).person.id,
+      });
+      return c.json({ annotation: annotationJson(made) }, 201);
+    })
+    .patch('/sites/:site/annotations/:id', async (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      const body = await readJson(c, AnnotationPatch);
+      const changed = await updateAnnotation(ctl, site.id, c.req.param('id'), {
+        day: body.date,
+        endDay: body.end_date,
+        text: body.text,
+      });
+      return c.json({ annotation: annotationJson(changed) });
+    })
+    .delete('/sites/:site/annotations/:id', async (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      await deleteAnnotation(ctl, site.id, c.req.param('id'));
+      return c.body(null, 204);
+    });
+}

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ApiSession,
+  accessibilityProblems,
+  apiSession,
+  createOwner,
+  type Dashboard,
+  personContext,
+  screenshot,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+/** Notes on the report: an owner writes, edits and deletes them; a viewer reads them; the chart flags them. */
+const VIEWER_PASSWORD = 'a viewer chose this one';
+const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+describe('notes on the chart', () => {
+  let d: Dashboard;
+  let owner: ApiSession;
+  let site: string;
+  beforeAll(async () => {
+    d = await startDashboard();
+    owner = await createOwner(d);
+    site = (
+      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'notes.localhost' })
+    ).site.id;
+    const res = await fetch(`${d.footfall.url}/api/e`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+      body: JSON.stringify({ s: site, k: 'pv', u: 'http://notes.localhost/', v: 'reader-00001' }),
+    });
+    expect(res.status).toBe(202);
+    const created = await owner.call<{ password: string }>('POST', '/api/v1/people', {
+      email: 'viewer@example.com',
+      role: 'viewer',
+    });
+    // a person an owner adds replaces the generated password first
+    const viewer = await apiSession(d.footfall.url, 'viewer@example.com', created.password);
+    await viewer.call('PUT', '/api/v1/account/password', {
+      current_password: created.password,
+      new_password: VIEWER_PASSWORD,
+    });
+    for (let i = 0; i < 100; i++) {
+      const r = await owner.call<{ kpis: { visitors: number } }>('GET', `/api/v1/sites/${site}/report`);
+      if (r.kpis.visitors === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it('lets an owner add, edit and delete a note, flagged on the chart, and a viewer read it', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    const notes = page.getByRole('region', { name: /^Notes/ });
+    await notes.getByRole('button', { name: 'Add a note' }).click();
+    await notes.getByLabel('Note').fill('Launched on Hacker News');
+    await notes.getByRole('button', { name: 'Add the note' }).click();
+    const item = notes.getByRole('listitem').filter({ hasText: 'Launched on Hacker News' });
+    await item.waitFor();
+    expect(await item.textContent()).toContain('owner@example.com');
+    // the chart says it for screen readers, and draws its flag
+    await expect.poll(() => page.locator('.main-chart figcaption').textContent()).toContain('Notes: ');
+    expect(await page.locator('.main-chart figcaption').textContent()).toContain('Launched on Hacker News');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'notes-1280-light');
+
+    await item.getByRole('button', { name: /^Edit/ }).click();
+    await notes.getByLabel('Note').fill('Launched on HN (front page)');
+    await notes.getByRole('button', { name: 'Save the note' }).click();
+    await notes.getByText('Launched on HN (front page)').waitFor();
+
+    // a viewer reads it, and cannot write
+    const viewerContext = await personContext(d);
+    const viewerPage = await viewerContext.newPage();
+    await signIn(viewerPage, 'viewer@example.com', VIEWER_PASSWORD);
+    await viewerPage.goto(`/sites/${site}`);
+    const seen = viewerPage.getByRole('region', { name: /^Notes/ });
+    await seen.getByText('Launched on HN (front page)').waitFor();
+    expect(await seen.getByRole('button').count()).toBe(0);
+    await viewerContext.close();
+
+    const edited = notes.getByRole('listitem').filter({ hasText: 'Launched on HN' });
+    await edited.getByRole('button', { name: /^Delete/ }).click();
+    await edited.getByRole('button', { name: 'Delete the note' }).click();
+    await expect.poll(() => notes.getByRole('listitem').count()).toBe(0);
+    const left = await owner.call<{ annotations: unknown[] }>('GET', `/api/v1/sites/${site}/annotations`);
+    expect(left.annotations).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
