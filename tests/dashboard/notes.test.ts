@@ -91,4 +91,40 @@ describe('notes on the chart', () => {
     expect(left.annotations).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('takes a module switched off out of the dashboard, and back when switched on', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}/settings`);
+    const modules = page.getByRole('group', { name: /^Modules of/ });
+    await page.getByRole('heading', { name: 'Payments' }).waitFor();
+    for (const name of ['Notes', 'Revenue', 'Returning visitors']) {
+      const box = modules.getByRole('checkbox', { name: new RegExp(`^${name}`) });
+      await box.uncheck();
+      await expect.poll(() => box.isEnabled()).toBe(true);
+    }
+    // the payment connections leave the settings
+    await expect.poll(() => page.getByRole('heading', { name: 'Payments' }).count()).toBe(0);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'modules-1280-light');
+    await page.goto(`/sites/${site}`);
+    await page.getByRole('heading', { name: 'Sources' }).waitFor();
+    expect(await page.getByRole('region', { name: /^Notes/ }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Returning visitors' }).count()).toBe(0);
+    // and everything is back when switched on
+    await page.goto(`/sites/${site}/settings`);
+    for (const name of ['Notes', 'Revenue', 'Returning visitors']) {
+      const box = page
+        .getByRole('group', { name: /^Modules of/ })
+        .getByRole('checkbox', { name: new RegExp(`^${name}`) });
+      await box.check();
+      await expect.poll(() => box.isEnabled()).toBe(true);
+    }
+    await page.getByRole('heading', { name: 'Payments' }).waitFor();
+    await page.goto(`/sites/${site}`);
+    await page.getByRole('region', { name: /^Notes/ }).waitFor();
+    await page.getByRole('heading', { name: 'Returning visitors' }).waitFor();
+    await context.close();
+  }, 60_000);
 });

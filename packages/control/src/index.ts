@@ -89,6 +89,8 @@ export {
   finishSiteDeletions,
   getSite,
   listSites,
+  MODULES,
+  type ModuleName,
   normalizeCurrency,
   normalizeDomain,
   normalizeTimezone,

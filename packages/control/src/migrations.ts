@@ -268,5 +268,12 @@ const V7: ControlMigration = {
   `,
 };
 
+const V8: ControlMigration = {
+  version: 8,
+  name: 'modules switched off per site',
+  // a JSON list of the site's modules an owner switched off; every module is on by default
+  sql: `ALTER TABLE sites ADD COLUMN modules_off TEXT NOT NULL DEFAULT '[]';`,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8];

@@ -78,6 +78,8 @@ export interface SitesTable {
   consent_text: string | null;
   consent_background: string | null;
   consent_foreground: string | null;
+  /** JSON list of the modules switched off (sites.ts MODULES) */
+  modules_off: string;
 }
 
 export interface AnnotationsTable {

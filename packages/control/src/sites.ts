@@ -7,6 +7,14 @@ import type { SitesTable } from './schema.ts';
 import { randomId, randomToken } from './tokens.ts';
 
 /** A site as services and the gateway see it. */
+/**
+ * The parts of a site an owner may switch off (spec, What the service does 7): off, every way into
+ * it leaves the dashboard and the API refuses its reads and writes with 404; what it stored stays.
+ * Goals, funnels, AI & search, vitals, milestones and shares join as they are built.
+ */
+export const MODULES = ['notes', 'revenue', 'retention'] as const;
+export type ModuleName = (typeof MODULES)[number];
+
 export interface Site {
   id: string;
   domain: string;
@@ -26,6 +34,8 @@ export interface Site {
   /** `#rrggbb`, lower case; null for the default */
   consentBackground: string | null;
   consentForeground: string | null;
+  /** whether each module is on */
+  modules: Record<ModuleName, boolean>;
 }
 
 /** Fields an owner may set. */
@@ -41,6 +51,8 @@ export interface SiteFields {
   consentText: string | null;
   consentBackground: string | null;
   consentForeground: string | null;
+  /** modules to switch on (true) or off (false); the others stay as they are */
+  modules: Partial<Record<ModuleName, boolean>>;
 }
 
 export const SITE_DEFAULTS = {
@@ -66,7 +78,20 @@ const toSite = (r: SitesTable): Site => ({
   consentText: r.consent_text,
   consentBackground: r.consent_background,
   consentForeground: r.consent_foreground,
+  modules: modulesOf(r.modules_off),
 });
+
+/** Each module on or off, from the stored list of those switched off (unknown names ignored). */
+function modulesOf(stored: string | undefined): Record<ModuleName, boolean> {
+  let off: unknown = [];
+  try {
+    off = JSON.parse(stored ?? '[]');
+  } catch {
+    off = [];
+  }
+  const list = Array.isArray(off) ? off : [];
+  return Object.fromEntries(MODULES.map((m) => [m, !list.includes(m)])) as Record<ModuleName, boolean>;
+}
 
 const bad = (field: string, problem: string) =>
   new AppError('invalid_body', `${field}: ${problem}`, { field });
@@ -172,6 +197,7 @@ export async function createSite(
     consent_text: null,
     consent_background: null,
     consent_foreground: null,
+    modules_off: '[]',
     ...consentColumns(input, { background: null, foreground: null }),
   };
   const r = await ctl.db
@@ -200,6 +226,10 @@ export async function updateSite(ctl: ControlDb, id: string, patch: Partial<Site
   // same moment could store a pair neither checked: too rare to hold a write lock across the read.
   const current = getSite(ctl, id);
   if (!current) throw new AppError('not_found', 'no such site');
+  if (patch.modules !== undefined) {
+    const modules = { ...current.modules, ...patch.modules };
+    set.modules_off = JSON.stringify(MODULES.filter((m) => !modules[m]));
+  }
   Object.assign(
     set,
     consentColumns(patch, { background: current.consentBackground, foreground: current.consentForeground }),

@@ -356,7 +356,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
         if (!report.revenue) {
           const data = { site: s.domain, period: report.period, revenue: null };
           return {
-            summary: `${s.domain} has no payment connection, so Footfall records no revenue for it.`,
+            summary: `Footfall shows no revenue for ${s.domain}: it has no payment connection, or its revenue module is off.`,
             data,
           };
         }

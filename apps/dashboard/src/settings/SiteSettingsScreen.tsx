@@ -56,6 +56,68 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
   );
 }
 
+type ModuleName = keyof Schema<'SiteModules'>;
+const MODULES: { id: ModuleName; name: string; what: string }[] = [
+  { id: 'notes', name: 'Notes', what: 'notes on the chart' },
+  {
+    id: 'revenue',
+    name: 'Revenue',
+    what: 'payments, revenue in the report and its connections (webhooks keep arriving)',
+  },
+  { id: 'retention', name: 'Returning visitors', what: 'the weekly cohorts under the report' },
+];
+
+/** The modules of a site, each switched on or off at once; one off leaves the dashboard. */
+function ModuleSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Site'>) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  // the box follows the click at once, and goes back if the change is refused
+  const [shown, setShown] = useState(props.site.modules);
+  const change = async (id: ModuleName, on: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    const before = shown;
+    setShown({ ...shown, [id]: on });
+    try {
+      const answer = await unwrap(
+        api.PATCH('/api/v1/sites/{site}', {
+          params: { path: { site: props.site.id } },
+          body: { modules: { [id]: on } },
+        }),
+      );
+      props.onSaved(answer.site);
+    } catch (e) {
+      setShown(before);
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <fieldset class="stack module-settings">
+      <legend class="visually-hidden">Modules of {props.site.domain}</legend>
+      <p class="muted">
+        A module switched off leaves the report and the API for this site. What it stored stays, and is back
+        when you switch it on again.
+      </p>
+      {MODULES.map((m) => (
+        <label class="check" key={m.id}>
+          <input
+            type="checkbox"
+            checked={shown[m.id]}
+            disabled={busy}
+            onChange={(e) => change(m.id, e.currentTarget.checked)}
+          />
+          <span>
+            <strong>{m.name}</strong> — {m.what}
+          </span>
+        </label>
+      ))}
+      <ErrorNote error={error} />
+    </fieldset>
+  );
+}
+
 function DeleteSite({ site }: { site: Schema<'Site'> }) {
   const [typed, setTyped] = useState('');
   const remove = useSubmit(async () => {
@@ -129,10 +191,16 @@ export function SiteSettingsScreen(props: { site: string }) {
         </p>
         <ProxyKey site={current} onRotated={setSite} />
       </section>
-      <section class="section card" aria-labelledby="payments">
-        <h2 id="payments">Payments</h2>
-        <PaymentConnections site={current.id} />
+      <section class="section card" aria-labelledby="modules">
+        <h2 id="modules">Modules</h2>
+        <ModuleSettings site={current} onSaved={setSite} />
       </section>
+      {current.modules.revenue && (
+        <section class="section card" aria-labelledby="payments">
+          <h2 id="payments">Payments</h2>
+          <PaymentConnections site={current.id} />
+        </section>
+      )}
       <section class="section card danger-zone" aria-labelledby="delete">
         <h2 id="delete">Delete the site</h2>
         <DeleteSite site={current} />

@@ -51,15 +51,18 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
     [site.id, JSON.stringify(params), waitForStatus],
   );
 
+  const notesOn = site.modules.notes;
   const notes = useLoad(
     (signal) =>
-      unwrap(
-        api.GET('/api/v1/sites/{site}/annotations', {
-          signal,
-          params: { path: { site: site.id }, query: { from: range.from, to: range.to } },
-        }),
-      ),
-    [site.id, range.from, range.to],
+      notesOn
+        ? unwrap(
+            api.GET('/api/v1/sites/{site}/annotations', {
+              signal,
+              params: { path: { site: site.id }, query: { from: range.from, to: range.to } },
+            }),
+          )
+        : Promise.resolve({ annotations: [] }),
+    [site.id, range.from, range.to, notesOn],
   );
 
   const periodKeys = Object.fromEntries(
@@ -133,7 +136,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             notes={marks}
             caption={`${METRIC_LABELS[metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(metric, data.kpis[metric] ?? 0, currency)} in the period.${notesSaid}`}
           />
-          {notes.data && (
+          {notesOn && notes.data && (
             <Notes
               site={site.id}
               notes={noteList}
@@ -158,7 +161,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
               />
             ))}
             <Heatmap scope={scope} />
-            <Retention scope={scope} />
+            {site.modules.retention && <Retention scope={scope} />}
           </div>
         </div>
       )}

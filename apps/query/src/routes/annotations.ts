@@ -13,6 +13,7 @@ import { readJson } from '../auth/json.ts';
 import { requireSiteRead, siteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
 import { sessionPrincipal } from './auth-helpers.ts';
+import { requireModule } from './modules.ts';
 
 const day = v.pipe(v.string(), v.maxLength(10));
 const text = v.pipe(v.string(), v.maxLength(2000));
@@ -44,6 +45,7 @@ export function annotationRoutes(deps: QueryDeps) {
   const ctl = deps.control;
   return new Hono<AuthEnv>()
     .get('/sites/:site/annotations', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'notes');
       const query = c.req.queries();
       for (const key of Object.keys(query)) {
         if (key !== 'from' && key !== 'to') {
@@ -64,6 +66,7 @@ export function annotationRoutes(deps: QueryDeps) {
     })
     .post('/sites/:site/annotations', async (c) => {
       const site = requireSiteRead(c, c.req.param('site'));
+      requireModule(site, 'notes');
       const body = await readJson(c, NewAnnotation);
       const made = await createAnnotation(ctl, {
         siteId: site.id,
@@ -76,6 +79,7 @@ export function annotationRoutes(deps: QueryDeps) {
     })
     .patch('/sites/:site/annotations/:id', async (c) => {
       const site = requireSiteRead(c, c.req.param('site'));
+      requireModule(site, 'notes');
       const body = await readJson(c, AnnotationPatch);
       const changed = await updateAnnotation(ctl, site.id, c.req.param('id'), {
         day: body.date,
@@ -86,6 +90,7 @@ export function annotationRoutes(deps: QueryDeps) {
     })
     .delete('/sites/:site/annotations/:id', async (c) => {
       const site = requireSiteRead(c, c.req.param('site'));
+      requireModule(site, 'notes');
       await deleteAnnotation(ctl, site.id, c.req.param('id'));
       return c.body(null, 204);
     });

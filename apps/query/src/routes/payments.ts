@@ -25,6 +25,7 @@ import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import { requireSiteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
+import { requireModule } from './modules.ts';
 
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(100));
 const pasted = v.pipe(v.string(), v.minLength(1), v.maxLength(1000));
@@ -104,14 +105,20 @@ export function paymentRoutes(deps: QueryDeps) {
     },
   });
   const base = '/sites/:site/payments/connections';
+  /** the site of the URL, while its revenue module is on (404 otherwise, like the site) */
+  const revenueSite = (c: Context<AuthEnv>) => {
+    const site = requireSiteRead(c, c.req.param('site') ?? '');
+    requireModule(site, 'revenue');
+    return site;
+  };
   return (
     new Hono<AuthEnv>()
       .get(base, (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         return c.json({ connections: listConnections(ctl, site.id).map((x) => json(c, x)) });
       })
       .post(base, async (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         const body = await readJson(c, NewConnection);
         const { provider } = body;
         let made: { connection: Connection; signingSecret: string | null };
@@ -172,7 +179,7 @@ export function paymentRoutes(deps: QueryDeps) {
         );
       })
       .patch(`${base}/:id`, async (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         const body = await readJson(c, ConnectionPatch);
         if (body.name === undefined && body.signing_secret === undefined) {
           throw new AppError('invalid_body', 'give a name or a signing_secret to change');
@@ -185,16 +192,16 @@ export function paymentRoutes(deps: QueryDeps) {
       })
       // owners only (the access table answers 403 before this looks the connection up)
       .get(`${base}/:id/secret`, (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         return c.json({ signing_secret: readSigningSecret(ctl, site.id, c.req.param('id')) });
       })
       .post(`${base}/:id/secret`, (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         const made = rotateSecret(ctl, site.id, c.req.param('id'));
         return c.json({ ...json(c, made.connection), signing_secret: made.signingSecret });
       })
       .post(`${base}/:id/sync`, async (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         const body = await readJson(c, SyncRequest);
         const x = getConnection(ctl, site.id, c.req.param('id'));
         if (!x.hasApiKey) {
@@ -213,7 +220,7 @@ export function paymentRoutes(deps: QueryDeps) {
         });
       })
       .delete(`${base}/:id`, async (c) => {
-        const site = requireSiteRead(c, c.req.param('site'));
+        const site = revenueSite(c);
         const id = c.req.param('id');
         const { endpointError } = await disconnectProvider(ctl, site.id, id, (p) => apis[p]);
         if (endpointError !== null) {

@@ -16,6 +16,7 @@ import {
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
+import { requireModule } from './modules.ts';
 
 const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
 
@@ -79,7 +80,10 @@ export function reportRoutes(
   ) => {
     const options = revenueOptions(query);
     const analytics = await report(c, site, p);
-    if (!sources || !hasConnections(sources.control, site.id)) return { ...analytics, revenue: null };
+    // revenue is shown once the site has a payment connection, and while its module is on
+    if (!sources || !site.modules.revenue || !hasConnections(sources.control, site.id)) {
+      return { ...analytics, revenue: null };
+    }
     return reads.run(c, (signal) =>
       withRevenue({
         control: sources.control,
@@ -153,6 +157,7 @@ export function reportRoutes(
       return c.json(await reads.run(c, (signal) => a.engine.heatmap({ ...q, signal })));
     })
     .get('/sites/:site/report/retention', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'retention');
       const q = periodQuery(c);
       return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
     })

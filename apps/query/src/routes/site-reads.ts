@@ -78,7 +78,9 @@ export function siteReadRoutes(deps: QueryDeps) {
       const answer = await reads.run(c, (signal) =>
         engine.breakdown({ site: site.id, timeZone, params, name: dim as BreakdownName, search, signal }),
       );
-      if (!hasConnections(deps.control, site.id)) return c.json({ ...answer, revenue: null });
+      if (!site.modules.revenue || !hasConnections(deps.control, site.id)) {
+        return c.json({ ...answer, revenue: null });
+      }
       return c.json(
         await reads.run(c, (signal) =>
           breakdownWithRevenue({

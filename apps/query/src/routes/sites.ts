@@ -3,6 +3,8 @@ import {
   createSite,
   deleteSite,
   listSites,
+  MODULES,
+  type ModuleName,
   rotateProxyKey,
   type SiteFields,
   scopeAllows,
@@ -34,10 +36,21 @@ const fields = {
   consent_foreground: v.optional(v.nullable(hexColour('#ffffff'))),
 };
 const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
-const SitePatch = v.strictObject({ domain: v.optional(v.pipe(v.string(), v.maxLength(2000))), ...fields });
+const Modules = v.strictObject(
+  Object.fromEntries(MODULES.map((m) => [m, v.optional(v.boolean())])) as Record<
+    ModuleName,
+    v.OptionalSchema<v.BooleanSchema<undefined>, undefined>
+  >,
+);
+const SitePatch = v.strictObject({
+  domain: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  ...fields,
+  modules: v.optional(Modules),
+});
 
 const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
   const out: Partial<SiteFields> = {};
+  if (b.modules !== undefined) out.modules = b.modules;
   if (b.domain !== undefined) out.domain = b.domain;
   if (b.timezone !== undefined) out.timezone = b.timezone;
   if (b.currency !== undefined) out.currency = b.currency;

@@ -27,6 +27,7 @@ export const siteJson = (s: Site, owner: boolean) => ({
   consent_background: s.consentBackground,
   consent_foreground: s.consentForeground,
   created_at: iso(s.createdAt),
+  modules: s.modules,
   ...(owner ? { proxy_key: s.proxyKey } : {}),
 });
 

@@ -1,0 +1,14 @@
+import type { ModuleName, Site } from '@footfall/control';
+import { AppError } from '@footfall/http';
+
+const NAMES: Record<ModuleName, string> = { notes: 'notes', revenue: 'revenue', retention: 'retention' };
+
+/**
+ * Refuses a request into a module the site's owners switched off: 404, as for something that is
+ * not there (spec, What the service does 7). What the module stored stays, and comes back with it.
+ */
+export function requireModule(site: Site, module: ModuleName): void {
+  if (!site.modules[module]) {
+    throw new AppError('not_found', `the ${NAMES[module]} module is off for this site`);
+  }
+}
