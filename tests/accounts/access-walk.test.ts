@@ -71,6 +71,7 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
+  'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'POST /api/v1/sites/:site/annotations': 'owner',
   'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
   'DELETE /api/v1/sites/:site/annotations/:id': 'owner',

@@ -32,6 +32,19 @@ describe('notes on the chart', () => {
       body: JSON.stringify({ s: site, k: 'pv', u: 'http://notes.localhost/', v: 'reader-00001' }),
     });
     expect(res.status).toBe(202);
+    // Web Vitals of that page view, as the tracker's vitals variant sends them
+    for (const m of [
+      { lcp: 1800, inp: 120, cls: 0.02, fcp: 900, ttfb: 300 },
+      { lcp: 2600, inp: 260, cls: 0.05 },
+      { lcp: 4200, inp: 80, cls: 0.3 },
+    ]) {
+      const vt = await fetch(`${d.footfall.url}/api/e`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+        body: JSON.stringify({ s: site, k: 'vt', u: 'http://notes.localhost/', v: 'reader-00001', m }),
+      });
+      expect(vt.status, await vt.text()).toBe(202);
+    }
     const created = await owner.call<{ password: string }>('POST', '/api/v1/people', {
       email: 'viewer@example.com',
       role: 'viewer',
@@ -125,6 +138,23 @@ describe('notes on the chart', () => {
     await page.goto(`/sites/${site}`);
     await page.getByRole('region', { name: /^Notes/ }).waitFor();
     await page.getByRole('heading', { name: 'Returning visitors' }).waitFor();
+    await context.close();
+  }, 60_000);
+
+  it('shows the Web Vitals of the period: p75 per metric, rated, and by page and device', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    const vitals = page.getByRole('region', { name: 'Web Vitals', exact: true });
+    await vitals.scrollIntoViewIfNeeded();
+    // LCP samples 1.8 s, 2.6 s, 4.2 s: the nearest-rank p75 is 4.2 s, poor
+    await expect.poll(() => vitals.locator('.vital-value').first().textContent()).toBe('4.2 s');
+    expect(await vitals.locator('.vital-value.poor').first().textContent()).toBe('4.2 s');
+    expect(await vitals.getByRole('rowheader', { name: '/' }).count()).toBe(1);
+    expect(await vitals.getByRole('rowheader', { name: 'desktop' }).count()).toBe(1);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await vitals.screenshot({ path: '.test-results/screens/vitals-panel-1280-light.png' });
     await context.close();
   }, 60_000);
 });

@@ -21,6 +21,7 @@ import { RangeForm } from './RangeForm.tsx';
 import { Retention } from './Retention.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
 import { TopStats } from './TopStats.tsx';
+import { Vitals } from './Vitals.tsx';
 import { readView, withPeriod } from './view.ts';
 
 /**
@@ -162,6 +163,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             ))}
             <Heatmap scope={scope} />
             {site.modules.retention && <Retention scope={scope} />}
+            <Vitals scope={scope} />
           </div>
         </div>
       )}

@@ -3,6 +3,7 @@ import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
+import type { VitalsReport } from './vitals.ts';
 
 /**
  * The analytics engine behind the query service: the only thing the tailer and the API call.
@@ -41,6 +42,8 @@ export interface Engine {
   ): Promise<(CreditedVisit | null)[]>;
   heatmap(q: PeriodQuery & ReadControl): Promise<Heatmap>;
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
+  /** Web Vitals of the period: percentiles and shares per metric, p75s per page, device and day. */
+  vitals(q: PeriodQuery & ReadControl): Promise<VitalsReport>;
   /** The live reads never wait behind a period read. */
   now(q: { site: string; limit?: number } & ReadControl): Promise<NowNumbers>;
   recentEvents(q: { site: string; limit: number } & ReadControl): Promise<LiveEvent[]>;

@@ -161,6 +161,13 @@ export function reportRoutes(
       const q = periodQuery(c);
       return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
     })
+    .get('/sites/:site/report/vitals', siteRead(), async (c) => {
+      const q = periodQuery(c);
+      return c.json({
+        period: q.period,
+        ...(await reads.run(c, (signal) => a.engine.vitals({ ...q, signal }))),
+      });
+    })
     .get('/sites/:site/journey/:visitor', siteRead(), async (c) => {
       const visitor = c.req.param('visitor');
       if (!/^[A-Za-z0-9_-]{8,64}$/.test(visitor)) {
