@@ -72,6 +72,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
+  'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'POST /api/v1/sites/:site/annotations': 'owner',
   'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
   'DELETE /api/v1/sites/:site/annotations/:id': 'owner',

@@ -32,6 +32,32 @@ describe('notes on the chart', () => {
       body: JSON.stringify({ s: site, k: 'pv', u: 'http://notes.localhost/', v: 'reader-00001' }),
     });
     expect(res.status).toBe(202);
+    // robots that read the site, as its server reports them
+    const { site: withKey } = await owner.call<{ site: { proxy_key: string } }>(
+      'GET',
+      `/api/v1/sites/${site}`,
+    );
+    for (const [ua, path] of [
+      [
+        'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+        '/docs',
+      ],
+      [
+        'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+        '/',
+      ],
+      [
+        'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
+        '/docs',
+      ],
+    ] as const) {
+      const hit = await fetch(`${d.footfall.url}/api/crawl`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-footfall-proxy-key': withKey.proxy_key },
+        body: JSON.stringify({ s: site, u: `http://notes.localhost${path}`, ua, st: 200 }),
+      });
+      expect(hit.status, await hit.text()).toBe(202);
+    }
     // Web Vitals of that page view, as the tracker's vitals variant sends them
     for (const m of [
       { lcp: 1800, inp: 120, cls: 0.02, fcp: 900, ttfb: 300 },
@@ -155,6 +181,22 @@ describe('notes on the chart', () => {
     expect(await vitals.getByRole('rowheader', { name: 'desktop' }).count()).toBe(1);
     expect(await accessibilityProblems(page)).toEqual([]);
     await vitals.screenshot({ path: '.test-results/screens/vitals-panel-1280-light.png' });
+    await context.close();
+  }, 60_000);
+
+  it('shows the AI and search robots that read the site', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    const robots = page.getByRole('region', { name: 'AI & search robots' });
+    await robots.scrollIntoViewIfNeeded();
+    await expect.poll(() => robots.locator('.robot-kinds').textContent()).toContain('AI crawlers2');
+    expect(await robots.locator('.robot-kinds').textContent()).toContain('AI assistants1');
+    expect(await robots.getByRole('rowheader', { name: /GPTBot/ }).count()).toBe(1);
+    expect(await robots.getByRole('row', { name: '/docs 2' }).count()).toBe(1);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await robots.screenshot({ path: '.test-results/screens/robots-panel-1280-light.png' });
     await context.close();
   }, 60_000);
 });

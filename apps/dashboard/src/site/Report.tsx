@@ -19,6 +19,7 @@ import { tabOf, visiblePanels } from './panels.ts';
 import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
 import { RangeForm } from './RangeForm.tsx';
 import { Retention } from './Retention.tsx';
+import { Robots } from './Robots.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
 import { TopStats } from './TopStats.tsx';
 import { Vitals } from './Vitals.tsx';
@@ -164,6 +165,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             <Heatmap scope={scope} />
             {site.modules.retention && <Retention scope={scope} />}
             <Vitals scope={scope} />
+            <Robots scope={scope} />
           </div>
         </div>
       )}

@@ -15,6 +15,7 @@ export {
   FILTER_DIMENSIONS,
   type Filter,
   MAX_LIMIT,
+  type Period,
   parseReportParams,
   type RawReportQuery,
   ReportParamError,

@@ -6,6 +6,7 @@ import { streamSSE } from 'hono/streaming';
 import type { Analytics } from '../analytics.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
+import { crawlerReport } from '../crawlers.ts';
 import { CSV_BREAKDOWN_ROWS, reportCsv } from '../csv.ts';
 import {
   parseReportParams,
@@ -160,6 +161,10 @@ export function reportRoutes(
       requireModule(c.get('site'), 'retention');
       const q = periodQuery(c);
       return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
+    })
+    .get('/sites/:site/report/crawlers', siteRead(), async (c) => {
+      const q = periodQuery(c);
+      return c.json(await reads.run(c, () => crawlerReport(a.engine, q)));
     })
     .get('/sites/:site/report/vitals', siteRead(), async (c) => {
       const q = periodQuery(c);
