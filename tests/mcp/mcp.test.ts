@@ -95,6 +95,18 @@ beforeAll(async () => {
     });
     expect(res.status, await res.text()).toBe(202);
   }
+  // a robot read, as the shop's server reports it
+  const { site: withKey } = await owner.call<{ site: { proxy_key: string } }>('GET', `/api/v1/sites/${shop}`);
+  const hit = await fetch(`${footfall.url}/api/crawl`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-footfall-proxy-key': withKey.proxy_key },
+    body: JSON.stringify({
+      s: shop,
+      u: 'http://shop.localhost/pricing',
+      ua: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+    }),
+  });
+  expect(hit.status).toBe(202);
   // a sale through the custom webhook, credited to buyer-0001's search visit
   const connection = await owner.call<{ webhook_url: string; signing_secret: string }>(
     'POST',
@@ -125,6 +137,7 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(client.getServerVersion()?.name).toBe('footfall');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_ai_robots',
       'get_breakdown',
       'get_live',
       'get_report',
@@ -200,6 +213,13 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(live.data.visitors_5m).toBe(3);
     // no visitor ids leave through the tool
     expect(JSON.stringify(live.result)).not.toMatch(/buyer-0001|reader-0003/);
+
+    const robots = await call(client, 'get_ai_robots', { site: shop, from, to });
+    const robotsApi = await api<Answer>(keyAll, `${base}/report/crawlers?from=${from}&to=${to}`);
+    expect(robots.data.totals).toEqual(robotsApi.totals);
+    expect(robots.data.totals.hits).toBe(1);
+    expect(robots.data.robots).toEqual([{ robot: 'GPTBot', kind: 'ai_training', hits: 1 }]);
+    expect(robots.summary).toContain('most by GPTBot');
 
     const revenue = await call(client, 'get_revenue', { site: shop, from, to });
     expect(revenue.data.kpis.revenue).toBe(fromApi.kpis.revenue);

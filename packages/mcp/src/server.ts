@@ -401,6 +401,47 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
       }),
   );
 
+  server.registerTool(
+    'get_ai_robots',
+    {
+      title: 'AI and search robots',
+      description:
+        'Which AI assistants, AI crawlers and search bots read the site in a period, as its server reports them: page reads by class, the robots and the pages they read most, reads per day, and tracker requests dropped as robots. A "page:<path>" filter narrows it to one page; other filters do not apply to robots.',
+      inputSchema: period,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      answer(async () => {
+        const { query, site: s } = await periodQuery(input);
+        const r = (await get(`${siteBase(input.site)}/report/crawlers`, query)) as {
+          period: { from: string; to: string };
+          page: string | null;
+          totals: { hits: number; by_kind: Record<string, number> };
+          robots: { robot: string; kind: string; hits: number }[];
+          pages: { path: string; hits: number }[];
+          chart: Record<string, unknown>[];
+          bots_dropped: { total: number };
+        };
+        const data = {
+          site: s.domain,
+          period: r.period,
+          page: r.page,
+          totals: r.totals,
+          robots: r.robots.slice(0, 20),
+          pages: r.pages.slice(0, 20),
+          chart: r.chart,
+          bots_dropped: r.bots_dropped.total,
+        };
+        const k = r.totals.by_kind;
+        const top = r.robots[0];
+        const summary =
+          r.totals.hits === 0
+            ? `${s.domain}: no robot reported from ${r.period.from} to ${r.period.to}.`
+            : `${s.domain}, ${r.period.from} to ${r.period.to}: ${r.totals.hits} page reads by robots (AI assistants ${k.ai_assistant ?? 0}, AI crawlers ${k.ai_training ?? 0}, search bots ${k.search ?? 0})${top ? `; most by ${top.robot} (${top.hits})` : ''}${r.pages[0] ? `; most read ${r.pages[0].path}` : ''}.`;
+        return { summary, data };
+      }),
+  );
+
   server.registerResource(
     'sites',
     'footfall://sites',
