@@ -27,12 +27,16 @@ describe('modules', () => {
       notes: true,
       revenue: true,
       retention: true,
+      vitals: true,
+      crawlers: true,
     });
     const off = await modules({ retention: false });
     expect(((await off.json()) as { site: { modules: unknown } }).site.modules).toEqual({
       notes: true,
       revenue: true,
       retention: false,
+      vitals: true,
+      crawlers: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {
       body: { modules: { goals: false } },
@@ -69,15 +73,21 @@ describe('modules', () => {
     ).toEqual(['kept while off']);
   });
 
-  it('refuses retention while off', async () => {
-    await modules({ retention: false });
-    expect((await h.call('GET', `/api/v1/sites/${site}/report/retention`, { agent: owner })).status).toBe(
-      404,
-    );
-    await modules({ retention: true });
-    expect((await h.call('GET', `/api/v1/sites/${site}/report/retention`, { agent: owner })).status).toBe(
-      200,
-    );
+  it('refuses retention, vitals and the robots report while off', async () => {
+    for (const [module, path] of [
+      ['retention', 'report/retention'],
+      ['vitals', 'report/vitals'],
+      ['crawlers', 'report/crawlers'],
+    ] as const) {
+      await modules({ [module]: false });
+      expect((await h.call('GET', `/api/v1/sites/${site}/${path}`, { agent: owner })).status, module).toBe(
+        404,
+      );
+      await modules({ [module]: true });
+      expect((await h.call('GET', `/api/v1/sites/${site}/${path}`, { agent: owner })).status, module).toBe(
+        200,
+      );
+    }
   });
 
   it('refuses the payment connections while revenue is off, and the report answers no revenue', async () => {

@@ -10,9 +10,9 @@ import { randomId, randomToken } from './tokens.ts';
 /**
  * The parts of a site an owner may switch off (spec, What the service does 7): off, every way into
  * it leaves the dashboard and the API refuses its reads and writes with 404; what it stored stays.
- * Goals, funnels, AI & search, vitals, milestones and shares join as they are built.
+ * Goals, funnels, milestones and shares join as they are built.
  */
-export const MODULES = ['notes', 'revenue', 'retention'] as const;
+export const MODULES = ['notes', 'revenue', 'retention', 'vitals', 'crawlers'] as const;
 export type ModuleName = (typeof MODULES)[number];
 
 export interface Site {

@@ -65,6 +65,12 @@ const MODULES: { id: ModuleName; name: string; what: string }[] = [
     what: 'payments, revenue in the report and its connections (webhooks keep arriving)',
   },
   { id: 'retention', name: 'Returning visitors', what: 'the weekly cohorts under the report' },
+  { id: 'vitals', name: 'Web Vitals', what: 'page speed from real visits (the tracker keeps sending them)' },
+  {
+    id: 'crawlers',
+    name: 'AI & search robots',
+    what: 'the robots that read your pages (reports keep arriving)',
+  },
 ];
 
 /** The modules of a site, each switched on or off at once; one off leaves the dashboard. */

@@ -164,8 +164,8 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             ))}
             <Heatmap scope={scope} />
             {site.modules.retention && <Retention scope={scope} />}
-            <Vitals scope={scope} />
-            <Robots scope={scope} />
+            {site.modules.vitals && <Vitals scope={scope} />}
+            {site.modules.crawlers && <Robots scope={scope} />}
           </div>
         </div>
       )}

@@ -1,7 +1,13 @@
 import type { ModuleName, Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
 
-const NAMES: Record<ModuleName, string> = { notes: 'notes', revenue: 'revenue', retention: 'retention' };
+const NAMES: Record<ModuleName, string> = {
+  notes: 'notes',
+  revenue: 'revenue',
+  retention: 'retention',
+  vitals: 'vitals',
+  crawlers: 'AI & search robots',
+};
 
 /**
  * Refuses a request into a module the site's owners switched off: 404, as for something that is

@@ -163,10 +163,12 @@ export function reportRoutes(
       return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
     })
     .get('/sites/:site/report/crawlers', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'crawlers');
       const q = periodQuery(c);
       return c.json(await reads.run(c, () => crawlerReport(a.engine, q)));
     })
     .get('/sites/:site/report/vitals', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'vitals');
       const q = periodQuery(c);
       return c.json({
         period: q.period,
