@@ -9,5 +9,14 @@ export {
 export { LIVENESS_PATH, livenessRoutes } from './liveness.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { errorResponse, notFound, onError } from './on-error.ts';
+export {
+  BlockedDestination,
+  checkDestination,
+  type GuardOptions,
+  guardedAgent,
+  guardedFetch,
+  parseIPv4,
+  privateReason,
+} from './outbound.ts';
 export { boundPort, drainServer, listen } from './server.ts';
 export { issuePath, parseInput } from './validate.ts';
