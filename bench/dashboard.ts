@@ -205,7 +205,11 @@ async function main(): Promise<void> {
     ],
   });
   try {
-    const tailSeconds = await waitTailed(ff.url);
+    const tailSeconds = await waitTailed(ff.url).catch((error: unknown) => {
+      // what footfall said before it stopped answering
+      console.error(ff.output().slice(-4000));
+      throw error;
+    });
     console.log(`tailed in ${tailSeconds.toFixed(1)} s`);
     const cookie = await ownerCookie(ff);
     const site = `/sites/${demo.siteId}`;
