@@ -94,6 +94,9 @@ describe('delivery while the gateway is down', () => {
     ];
     expect(quietWaiting).toHaveLength(1);
 
+    // the gateway comes back seconds after the events were made, however fast this machine is, so
+    // their dates (checked below) tell being dated by their age from being dated on arrival
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, madeAt + 2500 - Date.now())));
     await suite.stack.startGateway();
     // Both pages stay open: the tracker's own retries deliver, no reload needed.
     await cookie.page.waitForFunction(() => (localStorage.footfall_q ?? '[]') === '[]', undefined, {
