@@ -1,6 +1,6 @@
 import { AppError, type Logger } from '@footfall/http';
 import type { Context } from 'hono';
-import { EngineBusyError, QueryAbortedError } from './engine/index.ts';
+import { EngineBusyError, isOutOfMemory, QueryAbortedError } from './engine/index.ts';
 
 /**
  * How long a read may take and what happens when it cannot finish. A read runs under one signal
@@ -61,7 +61,3 @@ export class ReadControl {
     }
   }
 }
-
-/** DuckDB's error when FOOTFALL_ENGINE_MEMORY is exhausted: a load that passes, not a fault. */
-const isOutOfMemory = (error: unknown): boolean =>
-  error instanceof Error && error.message.startsWith('Out of Memory Error');

@@ -6,6 +6,7 @@ import {
   openDuckDb,
   QueryAbortedError,
   reportConnections,
+  retryOutOfMemory,
 } from './duckdb.ts';
 
 /** A statement that would run for minutes: only an interrupt ends it. */
@@ -92,5 +93,49 @@ describe('engine memory sizes', () => {
     expect(reportConnections('128MB')).toBe(1);
     expect(reportConnections('256MB')).toBe(2);
     expect(reportConnections('4GB')).toBe(2);
+  });
+});
+
+describe('live reads out of memory', () => {
+  const outOfMemory = () =>
+    new Error('Out of Memory Error: failed to allocate data of size 16.0 MiB (100.0 MiB/128.0 MiB used)');
+
+  it('tries again after a pause while a report holds the memory, and answers once it is free', async () => {
+    let attempts = 0;
+    const read = async () => {
+      attempts++;
+      if (attempts < 3) throw outOfMemory();
+      return 'rows';
+    };
+    const started = performance.now();
+    expect(await retryOutOfMemory(read)).toBe('rows');
+    expect(attempts).toBe(3);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('gives up with the engine error after its last pause, and at once on any other error', async () => {
+    let attempts = 0;
+    const always = async () => {
+      attempts++;
+      throw outOfMemory();
+    };
+    await expect(retryOutOfMemory(always)).rejects.toThrow(/^Out of Memory Error/);
+    expect(attempts).toBe(6);
+    attempts = 0;
+    const broken = async () => {
+      attempts++;
+      throw new Error('Binder Error: no such column');
+    };
+    await expect(retryOutOfMemory(broken)).rejects.toThrow(/Binder/);
+    expect(attempts).toBe(1);
+  }, 10_000);
+
+  it('stops waiting as soon as the signal aborts', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('client gone')), 50);
+    const error = await retryOutOfMemory(async () => {
+      throw outOfMemory();
+    }, controller.signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueryAbortedError);
   });
 });

@@ -95,6 +95,45 @@ export function memoryBytes(size: string): number {
 export const reportConnections = (memoryLimit: string): number =>
   memoryBytes(memoryLimit) < TWO_REPORTS_MIN_BYTES ? 1 : LANES.report.connections;
 
+/** Pauses between a live read's attempts when the engine is out of memory: about 3 s in all. */
+const LIVE_MEMORY_RETRIES = [100, 200, 400, 800, 1500];
+
+/** DuckDB's error when FOOTFALL_ENGINE_MEMORY is exhausted: a load that passes, not a fault. */
+export const isOutOfMemory = (error: unknown): boolean =>
+  error instanceof Error && error.message.startsWith('Out of Memory Error');
+
+/**
+ * Runs a live read, again after a pause each time it runs out of memory (at most
+ * LIVE_MEMORY_RETRIES.length times). A live read is small: when it runs out of memory, a period
+ * report holds the engine's memory for a moment, so it waits rather than answer busy.
+ */
+export async function retryOutOfMemory<T>(run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= LIVE_MEMORY_RETRIES.length || !isOutOfMemory(error)) throw error;
+      await pause(LIVE_MEMORY_RETRIES[attempt]!, signal);
+    }
+  }
+}
+
+/** Resolves after `ms`, or rejects with QueryAbortedError as soon as `signal` is aborted. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new QueryAbortedError(signal.reason));
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new QueryAbortedError(signal?.reason));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
 /**
  * Opens (creating when missing) the analytics database with the given thread and memory limits.
  * Timestamps are handled in UTC on every connection; site time zones are applied in SQL.
@@ -127,35 +166,38 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
     pools[lane] = new Pool(lane, connections, LANES[lane].maxWaiting);
   }
   let closed = false;
+  const readOnce = async (query: Query, signal: AbortSignal | undefined, pool: Pool): Promise<Row[]> => {
+    if (closed) throw new Error('analytics database is closed');
+    if (signal?.aborted) throw new QueryAbortedError(signal.reason);
+    const connection = await pool.borrow(signal);
+    // DuckDB clears a connection's interrupt when a statement starts, so one sent while the
+    // statement is still being prepared would be lost: interrupt again until the read ends. An
+    // interrupt after the statement ended is harmless (the next one starts afresh).
+    let repeat: NodeJS.Timeout | undefined;
+    const interrupt = () => {
+      connection.interrupt();
+      repeat = setInterval(() => connection.interrupt(), 50);
+    };
+    if (signal?.aborted) interrupt();
+    else signal?.addEventListener('abort', interrupt, { once: true });
+    try {
+      const reader = await connection.runAndReadAll(query.sql, query.params);
+      if (signal?.aborted) throw new QueryAbortedError(signal.reason);
+      return reader.getRowObjectsJS();
+    } catch (error) {
+      if (signal?.aborted) throw new QueryAbortedError(signal.reason);
+      throw error;
+    } finally {
+      clearInterval(repeat);
+      signal?.removeEventListener('abort', interrupt);
+      pool.giveBack(connection);
+    }
+  };
   return {
     writer,
     async read(query, { signal, lane = 'report' } = {}) {
-      if (closed) throw new Error('analytics database is closed');
-      if (signal?.aborted) throw new QueryAbortedError(signal.reason);
-      const pool = pools[lane];
-      const connection = await pool.borrow(signal);
-      // DuckDB clears a connection's interrupt when a statement starts, so one sent while the
-      // statement is still being prepared would be lost: interrupt again until the read ends. An
-      // interrupt after the statement ended is harmless (the next one starts afresh).
-      let repeat: NodeJS.Timeout | undefined;
-      const interrupt = () => {
-        connection.interrupt();
-        repeat = setInterval(() => connection.interrupt(), 50);
-      };
-      if (signal?.aborted) interrupt();
-      else signal?.addEventListener('abort', interrupt, { once: true });
-      try {
-        const reader = await connection.runAndReadAll(query.sql, query.params);
-        if (signal?.aborted) throw new QueryAbortedError(signal.reason);
-        return reader.getRowObjectsJS();
-      } catch (error) {
-        if (signal?.aborted) throw new QueryAbortedError(signal.reason);
-        throw error;
-      } finally {
-        clearInterval(repeat);
-        signal?.removeEventListener('abort', interrupt);
-        pool.giveBack(connection);
-      }
+      const once = () => readOnce(query, signal, pools[lane]);
+      return lane === 'live' ? retryOutOfMemory(once, signal) : once();
     },
     async whileWriting(work) {
       pools.report.hold();

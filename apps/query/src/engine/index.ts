@@ -6,7 +6,7 @@ export {
   type CreditedVisit,
 } from './attribution.ts';
 export type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
-export { EngineBusyError, QueryAbortedError } from './duckdb.ts';
+export { EngineBusyError, isOutOfMemory, QueryAbortedError } from './duckdb.ts';
 export { createDuckDbEngine, type DuckDbEngineOptions } from './duckdb-engine.ts';
 export type * from './engine.ts';
 export type { Batch, BatchRecord, BatchResult } from './loader.ts';
