@@ -18,6 +18,7 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/dashboard/package.json apps/dashboard/
 COPY apps/ingest/package.json apps/ingest/
 COPY apps/query/package.json apps/query/
+COPY packages/backup/package.json packages/backup/
 COPY packages/cli/package.json packages/cli/
 COPY packages/config/package.json packages/config/
 COPY packages/control/package.json packages/control/

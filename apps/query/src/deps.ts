@@ -4,6 +4,7 @@ import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
+import type { Backups } from './backups.ts';
 import type { ExchangeRates } from './exchange-rates.ts';
 import type { PaymentsSync } from './payments-sync.ts';
 import type { ReadControl } from './read-control.ts';
@@ -30,6 +31,8 @@ export interface QueryDeps {
   exchangeRates?: ExchangeRates | undefined;
   /** reconciliation with the payment providers (absent in tests that do not need it) */
   paymentsSync?: PaymentsSync | undefined;
+  /** daily and on-demand backups (absent in tests that do not need them) */
+  backups?: Backups | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */
   dashboardDir?: string | undefined;
 }

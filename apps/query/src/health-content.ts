@@ -1,6 +1,7 @@
 import { statfs } from 'node:fs/promises';
 import { footfallVersion } from '@footfall/instance';
 import { allConnections } from '@footfall/payments';
+import { backupHealth } from './backups.ts';
 import type { QueryDeps } from './deps.ts';
 import { directoryBytes } from './disk.ts';
 import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
@@ -19,7 +20,7 @@ export interface EventCounts {
  * log's backlog and its problems, the query process's memory, and the disk with how long it lasts
  * at the last seven days' rate. `status` is `degraded` when something needs a person: a gateway
  * refusing or not answering, a stream the tailer stopped at, records it could not read, batches
- * that keep failing. Backups are null until they exist; payments are null until a site has a
+ * that keep failing, the last backup or off-site copy failed. Backups are null until one was tried; payments are null until a site has a
  * payment connection.
  */
 export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[]) {
@@ -44,7 +45,10 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     unreadable_records: tailer.unreadable,
     failing: tailer.failing ?? null,
   };
+  const backups = deps.backups ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined) : null;
   const degraded =
+    backups?.failing === true ||
+    backups?.offsite?.failing === true ||
     streams.some((s) => !s.reachable || s.state === 'refusing') ||
     writer.stuck_streams.length > 0 ||
     writer.unreadable_records > 0 ||
@@ -58,7 +62,7 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     writer,
     memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
     disk: await disk(deps),
-    backups: null,
+    backups,
     payments: payments(deps),
   };
 }

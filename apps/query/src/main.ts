@@ -18,6 +18,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
+import { Backups } from './backups.ts';
 import type { QueryDeps } from './deps.ts';
 import { ExchangeRates } from './exchange-rates.ts';
 import { PaymentsSync } from './payments-sync.ts';
@@ -97,6 +98,7 @@ export async function startQueryService(
       logger,
       now: Date.now,
     }),
+    backups: new Backups({ config, instance, control, engine: analytics.engine, logger, now: Date.now }),
     paymentsSync: new PaymentsSync({
       control,
       logger,
@@ -121,6 +123,7 @@ export async function startQueryService(
   logger.info({ socket: socketPath }, 'query service listening');
   deps.exchangeRates?.start();
   deps.paymentsSync?.start();
+  await deps.backups?.start();
   return {
     socketPath,
     async stop() {
@@ -128,6 +131,7 @@ export async function startQueryService(
       await drainServer(server, config.drainSeconds * 1000 - 500);
       await deps.exchangeRates?.stop();
       await deps.paymentsSync?.stop();
+      await deps.backups?.stop();
       await analytics.tailer.stop();
       await analytics.engine.close();
       await control.close();

@@ -19,6 +19,7 @@ Usage: footfall <command>
   live      exit 0 when the ingest or query service on this machine is up (health checks)
   version   print the version
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
+  backup    now, list, restore <file> [--key-file <key>] (see footfall backup help)
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
   mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
   geo       update <dir> [--kind country|city]: refresh a shared FOOTFALL_GEO_DIR
@@ -74,6 +75,14 @@ export async function main(argv: string[]): Promise<void> {
     case 'payments': {
       const { runPayments } = await import('./payments/payments.ts');
       process.exitCode = await runPayments(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
+      return;
+    }
+    case 'backup': {
+      const { runBackupCommand } = await import('./backup.ts');
+      process.exitCode = await runBackupCommand(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
       });

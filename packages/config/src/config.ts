@@ -80,12 +80,7 @@ export const FILE_VARIABLES = [
  * Variables parsed and checked but not used by anything yet: their features are not built. The
  * docs mark them "not yet used" and `footfall config` says so; remove a name when its feature lands.
  */
-export const NOT_YET_USED: ReadonlySet<string> = new Set([
-  'FOOTFALL_SMTP_URL',
-  'FOOTFALL_MAIL_FROM',
-  'FOOTFALL_BACKUP_S3',
-  'FOOTFALL_BACKUP_KEEP_DAYS',
-]);
+export const NOT_YET_USED: ReadonlySet<string> = new Set(['FOOTFALL_SMTP_URL', 'FOOTFALL_MAIL_FROM']);
 
 /** Variables never printed: `footfall config` masks them, errors never quote them. */
 export const SECRET_VARIABLES = new Set<string>([

@@ -58,7 +58,7 @@ export {
   toPerson,
 } from './people.ts';
 export type { ControlSchema } from './schema.ts';
-export { isSealedFile, sealFile, unsealFile } from './sealed-file.ts';
+export { isSealedFile, sealFile, sealStream, unsealFile, unsealStream } from './sealed-file.ts';
 export {
   type ActiveSession,
   CHALLENGE_TTL_MS,

@@ -1,9 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCipher, SealError } from './crypto.ts';
-import { isSealedFile, sealFile, unsealFile } from './sealed-file.ts';
+import { isSealedFile, sealFile, sealStream, unsealFile, unsealStream } from './sealed-file.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -80,5 +82,57 @@ describe('sealed files', () => {
     expect(error).toBeInstanceOf(SealError);
     expect(error).toMatchObject({ reason: 'other-key' });
     expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+});
+
+/** `bytes` through `transform`, fed in pieces of `piece` bytes. */
+const through = (bytes: Buffer, transform: NodeJS.ReadWriteStream, piece = 65_521) => {
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += piece) pieces.push(bytes.subarray(at, at + piece));
+  return buffer(Readable.from(pieces).pipe(transform));
+};
+
+describe('sealed streams', () => {
+  it('write the format sealFile reads, and read what sealFile writes, in one chunk or several', async () => {
+    const dir = temp();
+    for (const size of [0, 1000, 8 * 1024 * 1024, 17 * 1024 * 1024 + 5]) {
+      const plain = content(size);
+      const sealed = await through(plain, sealStream(cipher));
+      expect(chunksOf(sealed)).toHaveLength(Math.max(1, Math.ceil(size / (8 * 1024 * 1024))));
+      writeFileSync(join(dir, 'streamed.sealed'), sealed);
+      unsealFile(join(dir, 'streamed.sealed'), join(dir, 'back'), cipher);
+      expect(readFileSync(join(dir, 'back')).equals(plain)).toBe(true);
+      writeFileSync(join(dir, 'plain'), plain);
+      sealFile(join(dir, 'plain'), join(dir, 'filed.sealed'), cipher);
+      const opened = await through(readFileSync(join(dir, 'filed.sealed')), unsealStream(cipher), 4097);
+      expect(opened.equals(plain)).toBe(true);
+    }
+  });
+
+  it('fail on a changed byte, a dropped or repeated chunk, a cut end, extra bytes and another key', async () => {
+    const plain = content(17 * 1024 * 1024);
+    const sealed = await through(plain, sealStream(cipher));
+    const [first, second, third] = chunksOf(sealed) as [[number, number], [number, number], [number, number]];
+    const flipped = Buffer.from(sealed);
+    flipped[second[0] + 100] = (flipped[second[0] + 100] ?? 0) ^ 1;
+    const dropped = Buffer.concat([sealed.subarray(0, second[0]), sealed.subarray(third[0])]);
+    const repeated = Buffer.concat([
+      sealed.subarray(0, second[0]),
+      sealed.subarray(first[0], second[0]),
+      sealed.subarray(second[0]),
+    ]);
+    const cut = sealed.subarray(0, third[0]);
+    const extra = Buffer.concat([sealed, Buffer.from([0, 0, 0, 0])]);
+    for (const bad of [flipped, dropped, repeated, cut, extra]) {
+      const error = await through(bad, unsealStream(cipher)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SealError);
+      expect((error as SealError).reason).toBe('damaged');
+    }
+    const other = await through(sealed, unsealStream(createCipher('y'.repeat(43)))).catch((e: unknown) => e);
+    expect((other as SealError).reason).toBe('other-key');
+    const junk = await through(Buffer.from('not sealed at all'), unsealStream(cipher)).catch(
+      (e: unknown) => e,
+    );
+    expect((junk as SealError).reason).toBe('unknown-version');
   });
 });

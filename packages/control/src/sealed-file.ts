@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { Transform, type TransformCallback } from 'node:stream';
 import { type Cipher, SealError } from './crypto.ts';
 import { replaceDurably } from './durable-file.ts';
 
@@ -89,6 +90,104 @@ export function unsealFile(source: string, target: string, cipher: Cipher): void
   } finally {
     closeSync(input);
   }
+}
+
+/**
+ * The same format as sealFile, as a stream: bytes in, sealed file out, for data whose size is not
+ * known in advance (a backup archive). It holds one chunk in memory (8 MiB), so memory stays flat
+ * however much passes through; the last chunk is sealed, flagged as last, when the input ends.
+ */
+export function sealStream(cipher: Cipher): Transform {
+  let index = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const emit = (stream: Transform, plain: Buffer, last: boolean) => {
+    const header = Buffer.alloc(CHUNK_HEADER);
+    header.writeUInt32LE(index++, 0);
+    header.writeUInt32LE(last ? LAST : 0, 4);
+    const sealed = cipher.seal(Buffer.concat([header, plain]), 'backup');
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(sealed.length, 0);
+    stream.push(head);
+    stream.push(sealed);
+  };
+  return new Transform({
+    construct(callback) {
+      this.push(MAGIC);
+      callback();
+    },
+    transform(data: Buffer, _encoding, callback: TransformCallback) {
+      pending.push(data);
+      pendingBytes += data.length;
+      // a full chunk goes out only once more follows it, so the last one can be flagged
+      while (pendingBytes > CHUNK_BYTES) {
+        const all = Buffer.concat(pending);
+        emit(this, all.subarray(0, CHUNK_BYTES), false);
+        pending = [all.subarray(CHUNK_BYTES)];
+        pendingBytes = all.length - CHUNK_BYTES;
+      }
+      callback();
+    },
+    flush(callback: TransformCallback) {
+      emit(this, Buffer.concat(pending), true);
+      pending = [];
+      callback();
+    },
+  });
+}
+
+/**
+ * Opens a sealed file as a stream (sealStream's or sealFile's output in, the plain bytes out).
+ * Each chunk is checked before any of its bytes go out; a chunk that fails to open, is out of
+ * place, or is missing at the end makes the stream fail with SealError, so a reader that writes
+ * as it goes must throw away what it wrote when the stream fails.
+ */
+export function unsealStream(cipher: Cipher): Transform {
+  let buffered: Buffer = Buffer.alloc(0);
+  let magicSeen = false;
+  let index = 0;
+  let ended = false;
+  return new Transform({
+    transform(data: Buffer, _encoding, callback: TransformCallback) {
+      buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
+      try {
+        if (!magicSeen) {
+          if (buffered.length < MAGIC.length) return callback();
+          if (!buffered.subarray(0, MAGIC.length).equals(MAGIC)) {
+            throw new SealError('unknown-version', 'not a sealed file (FFSEALF1)');
+          }
+          magicSeen = true;
+          buffered = buffered.subarray(MAGIC.length);
+        }
+        while (buffered.length >= 4) {
+          if (ended) throw new SealError('damaged', 'bytes after the last chunk');
+          const length = buffered.readUInt32LE(0);
+          if (length > CHUNK_BYTES + CHUNK_HEADER + 64)
+            throw new SealError('damaged', `chunk ${index} is too long`);
+          if (buffered.length < 4 + length) break;
+          const plain = cipher.open(buffered.subarray(4, 4 + length), 'backup');
+          buffered = buffered.subarray(4 + length);
+          if (plain.length < CHUNK_HEADER || plain.readUInt32LE(0) !== index) {
+            throw new SealError('damaged', `chunk ${index} of the sealed file is out of place`);
+          }
+          index++;
+          if (plain.readUInt32LE(4) === LAST) ended = true;
+          this.push(plain.subarray(CHUNK_HEADER));
+        }
+        if (ended && buffered.length > 0) throw new SealError('damaged', 'bytes after the last chunk');
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+    flush(callback: TransformCallback) {
+      if (!magicSeen) return callback(new SealError('unknown-version', 'not a sealed file (FFSEALF1)'));
+      if (!ended || buffered.length > 0) {
+        return callback(new SealError('damaged', `sealed file ends before its last chunk (${index} read)`));
+      }
+      callback();
+    },
+  });
 }
 
 /** Reads up to `length` bytes into `buffer` at `offset`; fewer only at the end of the file. */

@@ -12,6 +12,7 @@ export {
 } from './errors.ts';
 export { MAX_PAYLOAD_BYTES, type Payload } from './format.ts';
 export { nodeFs, type WalFileHandle, type WalFs } from './fs.ts';
+export { MARK_FILE } from './mark.ts';
 export { type PruneOptions, pruneWal } from './prune.ts';
 export {
   listWalStreams,
@@ -21,6 +22,7 @@ export {
   type WalReaderOptions,
   type WalRecord,
 } from './reader.ts';
+export { listSegments, type SegmentRef } from './segments.ts';
 export {
   DEFAULT_MAX_BATCH_BYTES,
   DEFAULT_SEGMENT_BYTES,

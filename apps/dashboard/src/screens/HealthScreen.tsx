@@ -32,7 +32,45 @@ function Row(props: { label: string; children: ComponentChildren; problem?: bool
   );
 }
 
-function Problems({ h }: { h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk'> }) {
+const when = (iso: string) => new Date(iso).toLocaleString('en-GB');
+
+/** The last backup and off-site copy, and their last failures while they are the latest outcome. */
+function Backups({ b }: { b: Schema<'Health'>['backups'] }) {
+  if (b === null) {
+    return (
+      <p class="muted">
+        No backup yet: the first is written a few minutes after start, then one a day into{' '}
+        <code>data/backups</code>. <code>footfall backup now</code> writes one at once.
+      </p>
+    );
+  }
+  const o = b.offsite;
+  return (
+    <dl>
+      <Row label="Last backup">
+        {b.last_success === null
+          ? 'none yet'
+          : `${when(b.last_success.at)}, ${bytes(b.last_success.bytes ?? 0)}`}
+      </Row>
+      {b.failing && b.last_failure && (
+        <Row label="Last attempt" problem>
+          {`${when(b.last_failure.at)}: failed, ${b.last_failure.reason ?? ''}`}
+        </Row>
+      )}
+      <Row label="Off-site copy" problem={o?.failing === true}>
+        {o === null
+          ? 'not set up (FOOTFALL_BACKUP_S3)'
+          : o.failing && o.last_failure
+            ? `failed ${when(o.last_failure.at)}: ${o.last_failure.reason ?? ''}`
+            : o.last_success === null
+              ? 'none yet'
+              : when(o.last_success.at)}
+      </Row>
+    </dl>
+  );
+}
+
+function Problems({ h }: { h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups'> }) {
   const list: string[] = [];
   for (const g of h.ingest) {
     if (!g.reachable) list.push(`The ingest gateway ${g.stream} does not answer.`);
@@ -51,15 +89,24 @@ function Problems({ h }: { h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk
     list.push(
       `${count(h.writer.unreadable_records)} stored records could not be read and were kept aside in data/quarantine.`,
     );
+  if (h.backups?.failing)
+    list.push(`The last backup failed: ${h.backups.last_failure?.reason ?? 'unknown reason'}.`);
+  if (h.backups?.offsite?.failing)
+    list.push(
+      `The last off-site copy failed: ${h.backups.offsite.last_failure?.reason ?? 'unknown reason'}.`,
+    );
   if (h.disk.runway_days !== null && h.disk.runway_days < 14)
     list.push(`The disk fills in about ${Math.floor(h.disk.runway_days)} days at the current rate.`);
   if (list.length === 0) return <p class="health-ok">Everything works.</p>;
   return (
-    <ul class="health-problems" role="alert">
-      {list.map((p) => (
-        <li key={p}>{p}</li>
-      ))}
-    </ul>
+    // the alert wraps the list: a list with the alert role is no longer a list to assistive technology
+    <div role="alert">
+      <ul class="health-problems">
+        {list.map((p) => (
+          <li key={p}>{p}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -196,7 +243,7 @@ export function HealthScreen() {
             </section>
             <section class="card" aria-labelledby="h-backups">
               <h2 id="h-backups">Backups</h2>
-              <p class="muted">Backups are not part of this version yet.</p>
+              <Backups b={h.backups} />
             </section>
           </div>
         </div>

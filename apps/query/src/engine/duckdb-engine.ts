@@ -1,9 +1,11 @@
+import { constants } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { runAttribution } from './attribution.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
-import { MIGRATIONS, migrate } from './migrations.ts';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
 import {
   num,
   readHeatmap,
@@ -129,6 +131,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       );
     },
     deleteSite: (site) => write(() => deleteSite(site)),
+    snapshot: (target, during) =>
+      write(async () => {
+        await db.writer.run('CHECKPOINT');
+        const positions = await readPositions(db.writer);
+        await copyFile(options.path, target, constants.COPYFILE_FICLONE);
+        await during(positions);
+        return { schema: SCHEMA_VERSION, positions };
+      }),
     close: async () => {
       await writing;
       db.close();

@@ -56,6 +56,15 @@ export interface Engine {
   botCounters(q: { site: string; from: string; to: string }): Promise<BotCounterRow[]>;
   /** Removes every event, visit and counter of a site (stream positions stay). */
   deleteSite(site: string): Promise<void>;
+  /**
+   * A consistent copy of the database for a backup: with no batch being applied, the database is
+   * checkpointed and copied to `target`, then `during` runs with the stream positions the copy
+   * holds (the backup links the write-ahead log from there). Reads go on meanwhile.
+   */
+  snapshot(
+    target: string,
+    during: (positions: Map<string, bigint>) => Promise<void>,
+  ): Promise<{ schema: number; positions: Map<string, bigint> }>;
   close(): Promise<void>;
 }
 

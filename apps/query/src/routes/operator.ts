@@ -33,10 +33,8 @@ export function operatorRoutes(deps: QueryDeps) {
     .get('/health', async (c) => {
       // the Health content, with each gateway's whole status answer and where the key lives
       const ingest = await gatewayHealth(deps.instance.paths.run);
-      const { version, uptime_seconds, memory, disk, writer, payments, status } = await healthContent(
-        deps,
-        ingest,
-      );
+      const { version, uptime_seconds, memory, disk, writer, backups, payments, status } =
+        await healthContent(deps, ingest);
       return c.json({
         status,
         version,
@@ -44,6 +42,7 @@ export function operatorRoutes(deps: QueryDeps) {
         memory,
         disk,
         writer,
+        backups,
         payments,
         ingest,
         key_on_volume: deps.instance.keyOnVolume,
