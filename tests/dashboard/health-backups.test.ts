@@ -49,7 +49,9 @@ describe('backups in Health', () => {
       ),
     );
     expect(run.stdout).toMatch(/backup written: /);
-    expect(run.stderr).toMatch(/the off-site copy failed: no answer from the bucket \(ECONNREFUSED\) \(127\.0\.0\.1:9\)/);
+    expect(run.stderr).toMatch(
+      /the off-site copy failed: no answer from the bucket \(ECONNREFUSED\) \(127\.0\.0\.1:9\)/,
+    );
     expect(run.stderr).not.toContain('SECRET');
 
     await page.reload();
