@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { restoreBackup } from '@footfall/backup';
 import { loadConfig } from '@footfall/config';
-import { createCipher, unsealFile } from '@footfall/control';
+import { createCipher, openControlDb } from '@footfall/control';
 import { createLogger } from '@footfall/http';
-import { prepareInstance } from '@footfall/instance';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from './engine/migrations.ts';
 import { inspectDatabase, schemaOneDatabase } from './engine/test-fixtures.ts';
@@ -15,7 +17,7 @@ let root: string;
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('the query service upgrading analytics.duckdb', () => {
-  it('seals a copy of the old database into backups/before-upgrade first', async () => {
+  it('backs up everything into backups/before-upgrade before it changes the analytics database', async () => {
     root = mkdtempSync(join(tmpdir(), 'ff-upgrade-'));
     const config = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'data') });
     const instance = prepareInstance(config);
@@ -23,13 +25,54 @@ describe('the query service upgrading analytics.duckdb', () => {
     await (await startQueryService(config, logger)).stop();
 
     const dir = join(instance.paths.backups, 'before-upgrade');
-    expect(readdirSync(dir).filter((n) => n.startsWith('analytics-'))).toEqual([
-      'analytics-schema1.duckdb.sealed',
-    ]);
-    const restored = join(root, 'restored.duckdb');
-    unsealFile(join(dir, 'analytics-schema1.duckdb.sealed'), restored, createCipher(instance.secret));
-    expect(await inspectDatabase(restored)).toEqual({ version: 1, streams: ['old'] });
+    expect(readdirSync(dir)).toEqual([`footfall-${footfallVersion()}.ffbackup`]);
+    const restored = join(root, 'restored');
+    await restoreBackup({
+      file: join(dir, `footfall-${footfallVersion()}.ffbackup`),
+      dataDir: restored,
+      cipher: createCipher(instance.secret),
+      version: footfallVersion(),
+    });
+    expect(await inspectDatabase(join(restored, 'analytics.duckdb'))).toEqual({
+      version: 1,
+      streams: ['old'],
+    });
     expect((await inspectDatabase(instance.paths.analyticsDb)).version).toBe(SCHEMA_VERSION);
+  });
+
+  it('puts the control database of the version it upgrades from in the same backup, and keeps only that', async () => {
+    root = mkdtempSync(join(tmpdir(), 'ff-upgrade-'));
+    const config = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'data') });
+    const instance = prepareInstance(config);
+    // an instance last run by 0.0.9 with a site; an older upgrade's copies still there
+    const old = openControlDb({ path: instance.paths.controlDb, secret: instance.secret, version: '0.0.9' });
+    old.raw
+      .prepare(
+        `INSERT INTO sites (id, domain, timezone, currency, proxy_key, created_at) VALUES ('s1', 'old.example', 'UTC', 'EUR', 'k', 0)`,
+      )
+      .run();
+    await old.close();
+    const dir = join(instance.paths.backups, 'before-upgrade');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'footfall-0.0.8.ffbackup'), 'an older upgrade');
+    writeFileSync(join(dir, 'analytics-schema1.duckdb.sealed'), 'an older copy');
+    await (await startQueryService(config, logger)).stop();
+
+    expect(readdirSync(dir)).toEqual(['footfall-0.0.9.ffbackup']);
+    const restored = join(root, 'restored');
+    const manifest = await restoreBackup({
+      file: join(dir, 'footfall-0.0.9.ffbackup'),
+      dataDir: restored,
+      cipher: createCipher(instance.secret),
+      version: '0.0.9',
+    });
+    expect(manifest).toMatchObject({ footfall_version: '0.0.9', reason: 'before-upgrade' });
+    const db = new Database(join(restored, 'app.db'), { readonly: true });
+    expect(db.prepare(`SELECT value FROM meta WHERE key = 'footfall_version'`).get()).toEqual({
+      value: '0.0.9',
+    });
+    expect(db.prepare('SELECT domain FROM sites').all()).toEqual([{ domain: 'old.example' }]);
+    db.close();
   });
 
   it('does not start, and changes nothing, when the copy cannot be written', async () => {
@@ -41,7 +84,7 @@ describe('the query service upgrading analytics.duckdb', () => {
     mkdirSync(instance.paths.backups, { recursive: true });
     writeFileSync(join(instance.paths.backups, 'before-upgrade'), 'not a directory');
     await expect(startQueryService(config, logger)).rejects.toThrow(
-      /cannot write the before-upgrade copy of the analytics database .*nothing was changed/,
+      /cannot write the before-upgrade copy of the instance .*nothing was changed/,
     );
     expect(existsSync(instance.paths.querySocket)).toBe(false);
     expect(await inspectDatabase(instance.paths.analyticsDb)).toEqual({ version: 1, streams: ['old'] });

@@ -3,15 +3,14 @@ import { chmod } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import type { Config } from '@footfall/config';
 import {
-  BeforeUpgradeError,
-  createCipher,
-  ensureSites,
-  finishSiteDeletions,
-  openControlDb,
-  writeAnalyticsBeforeUpgrade,
-} from '@footfall/control';
+  type BackupSources,
+  copyWhole,
+  pendingControlCopy,
+  writeBeforeUpgradeBackup,
+} from '@footfall/backup';
+import { type Config, describeConfig } from '@footfall/config';
+import { BeforeUpgradeError, ensureSites, finishSiteDeletions, openControlDb } from '@footfall/control';
 import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
@@ -49,6 +48,30 @@ export async function startQueryService(
     log: logger,
     backupsDir: instance.paths.backups,
   });
+  // Before an upgrade, a backup of everything as it was (docs/operations.md, Upgrading): written
+  // before the analytics database migrates, or once it is open when only app.db was upgraded.
+  const beforeDir = join(instance.paths.backups, 'before-upgrade');
+  const pendingControl = pendingControlCopy(beforeDir);
+  let backedUp = false;
+  const backupBeforeUpgrade = async (analytics: BackupSources['analytics']) => {
+    try {
+      const file = await writeBeforeUpgradeBackup({
+        dir: beforeDir,
+        paths: instance.paths,
+        cipher: control.cipher,
+        secret: instance.secret,
+        fromVersion: pendingControl?.fromVersion ?? footfallVersion(),
+        settings: describeConfig(config),
+        controlCopy: pendingControl?.path ?? null,
+        control: control.raw,
+        analytics,
+      });
+      backedUp = true;
+      logger.info({ file }, 'everything backed up before the upgrade');
+    } catch (e) {
+      throw BeforeUpgradeError.copying('instance', beforeDir, e);
+    }
+  };
   const opening = openAnalytics({
     walRoot: instance.paths.wal,
     quarantineDir: instance.paths.quarantine,
@@ -56,18 +79,14 @@ export async function startQueryService(
       path: instance.paths.analyticsDb,
       threads: config.engineThreads,
       memoryLimit: config.engineMemory,
-      // like the control database's: a change it could not first copy is not made, and the
-      // service does not start
-      beforeUpgrade: (fromSchema) => {
-        const dir = join(instance.paths.backups, 'before-upgrade');
-        try {
-          const cipher = createCipher(instance.secret);
-          const file = writeAnalyticsBeforeUpgrade(dir, fromSchema, instance.paths.analyticsDb, cipher);
-          logger.info({ file }, 'analytics database copied before upgrade');
-        } catch (e) {
-          throw BeforeUpgradeError.copying('analytics database', dir, e);
-        }
-      },
+      // like the control database's: a change it could not first back up is not made, and the
+      // service does not start. The file is checkpointed and nothing writes to it meanwhile.
+      beforeUpgrade: (fromSchema) =>
+        backupBeforeUpgrade(async (target, during) => {
+          await copyWhole(instance.paths.analyticsDb, target);
+          await during(new Map());
+          return { positions: new Map(), schema: fromSchema };
+        }),
     },
     logger,
   });
@@ -76,6 +95,15 @@ export async function startQueryService(
     await control.close();
     throw error;
   });
+  if (pendingControl !== null && !backedUp) {
+    await backupBeforeUpgrade((target, during) => analytics.engine.snapshot(target, during)).catch(
+      async (error: unknown) => {
+        await analytics.engine.close();
+        await control.close();
+        throw error;
+      },
+    );
+  }
   const deps: QueryDeps = {
     config,
     instance,

@@ -9,7 +9,7 @@ import {
   rmSync,
 } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
-import { Writable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Cipher, sealStream, unsealStream } from '@footfall/control';
 import tar from 'tar-stream';
@@ -75,16 +75,13 @@ export async function writeArchive(
   const tmp = `${target}.${process.pid}.tmp`;
   let written = 0;
   const out = createWriteStream(tmp, { mode: 0o600 });
-  const counting = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
+  const counting = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
       written += chunk.length;
-      out.write(chunk) ? callback() : out.once('drain', callback);
-    },
-    final(callback) {
-      out.end(callback);
+      callback(null, chunk);
     },
   });
-  const sealing = pipeline(pack, sealStream(cipher), counting, { signal });
+  const sealing = pipeline(pack, sealStream(cipher), counting, out, { signal });
   try {
     const feeding = (async () => {
       const json = Buffer.from(`${JSON.stringify(full, null, 2)}\n`);

@@ -10,6 +10,7 @@ export {
   type Manifest,
   readManifest,
 } from './archive.ts';
+export { beforeUpgradeBackupName, pendingControlCopy, writeBeforeUpgradeBackup } from './before-upgrade.ts';
 export { type AnalyticsCopy, copyAnalyticsOffline, copyControl, copyWhole } from './capture.ts';
 export {
   BACKUP_FILE,
