@@ -15,15 +15,15 @@ const out = [
   '',
   'Written by `pnpm benchmarks` from the sections in `bench/results/` (each benchmark writes its own:',
   '`pnpm bench:ingest`, `pnpm bench:report`, `pnpm bench:dashboard`, `pnpm bench:tracker`,',
-  '`pnpm bench:footprint`). Targets are checked here, never by timed tests. Comparisons are ratios',
+  '`pnpm bench:footprint`, `pnpm bench:backup`). Targets are checked here, never by timed tests. Comparisons are ratios',
   'measured in one run on one machine.',
   '',
   `Written ${new Date().toISOString().slice(0, 10)} on ${machineLine()} (load average when written: ${loadavg()
     .map((l) => l.toFixed(2))
     .join(', ')}).`,
   '',
-  ...files.map((f) => readFileSync(new URL(f, results), 'utf8').trim()),
-  '',
+  // a blank line after each section, so the next heading starts a block of its own
+  ...files.flatMap((f) => [readFileSync(new URL(f, results), 'utf8').trim(), '']),
 ].join('\n');
 writeFileSync(new URL('../BENCHMARKS.md', import.meta.url), out);
 console.log(`BENCHMARKS.md: ${files.join(', ')}`);

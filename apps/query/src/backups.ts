@@ -59,7 +59,7 @@ export class Backups {
   async start(): Promise<void> {
     const tick = (delay: number) => {
       this.#timer = setTimeout(() => {
-        const pass = this.#due()
+        const pass = this.due()
           ? this.run('daily').then(
               () => undefined,
               () => undefined,
@@ -92,7 +92,8 @@ export class Backups {
     return this.#running;
   }
 
-  #due(): boolean {
+  /** Whether the daily backup is due: a day after the last one written, an hour after a failure. */
+  due(): boolean {
     const s = this.state;
     const now = this.#o.now();
     const last = s.last_success ? Date.parse(s.last_success.at) : 0;

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDir } from './archive.ts';
 
@@ -40,6 +40,7 @@ export function readState(dir: string): BackupState {
 
 /** Writes the state whole (temp file, rename, fsync the directory). */
 export function writeState(dir: string, state: BackupState): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file(dir)}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file(dir));

@@ -143,30 +143,43 @@ export function sealStream(cipher: Cipher): Transform {
  * as it goes must throw away what it wrote when the stream fails.
  */
 export function unsealStream(cipher: Cipher): Transform {
-  let buffered: Buffer = Buffer.alloc(0);
+  // the input arrives in small pieces: they are joined once a whole chunk is there, not on each
+  // piece, so opening costs one copy per chunk
+  let pieces: Buffer[] = [];
+  let size = 0;
+  const joined = (): Buffer => {
+    if (pieces.length !== 1) pieces = [Buffer.concat(pieces, size)];
+    return pieces[0] as Buffer;
+  };
+  const drop = (n: number) => {
+    pieces = [joined().subarray(n)];
+    size -= n;
+  };
   let magicSeen = false;
   let index = 0;
   let ended = false;
   return new Transform({
     transform(data: Buffer, _encoding, callback: TransformCallback) {
-      buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
+      pieces.push(data);
+      size += data.length;
       try {
         if (!magicSeen) {
-          if (buffered.length < MAGIC.length) return callback();
-          if (!buffered.subarray(0, MAGIC.length).equals(MAGIC)) {
+          if (size < MAGIC.length) return callback();
+          if (!joined().subarray(0, MAGIC.length).equals(MAGIC)) {
             throw new SealError('unknown-version', 'not a sealed file (FFSEALF1)');
           }
           magicSeen = true;
-          buffered = buffered.subarray(MAGIC.length);
+          drop(MAGIC.length);
         }
-        while (buffered.length >= 4) {
+        while (size >= 4) {
           if (ended) throw new SealError('damaged', 'bytes after the last chunk');
-          const length = buffered.readUInt32LE(0);
+          const first = (pieces[0] as Buffer).length >= 4 ? (pieces[0] as Buffer) : joined();
+          const length = first.readUInt32LE(0);
           if (length > CHUNK_BYTES + CHUNK_HEADER + 64)
             throw new SealError('damaged', `chunk ${index} is too long`);
-          if (buffered.length < 4 + length) break;
-          const plain = cipher.open(buffered.subarray(4, 4 + length), 'backup');
-          buffered = buffered.subarray(4 + length);
+          if (size < 4 + length) break;
+          const plain = cipher.open(joined().subarray(4, 4 + length), 'backup');
+          drop(4 + length);
           if (plain.length < CHUNK_HEADER || plain.readUInt32LE(0) !== index) {
             throw new SealError('damaged', `chunk ${index} of the sealed file is out of place`);
           }
@@ -174,7 +187,7 @@ export function unsealStream(cipher: Cipher): Transform {
           if (plain.readUInt32LE(4) === LAST) ended = true;
           this.push(plain.subarray(CHUNK_HEADER));
         }
-        if (ended && buffered.length > 0) throw new SealError('damaged', 'bytes after the last chunk');
+        if (ended && size > 0) throw new SealError('damaged', 'bytes after the last chunk');
         callback();
       } catch (error) {
         callback(error as Error);
@@ -182,7 +195,7 @@ export function unsealStream(cipher: Cipher): Transform {
     },
     flush(callback: TransformCallback) {
       if (!magicSeen) return callback(new SealError('unknown-version', 'not a sealed file (FFSEALF1)'));
-      if (!ended || buffered.length > 0) {
+      if (!ended || size > 0) {
         return callback(new SealError('damaged', `sealed file ends before its last chunk (${index} read)`));
       }
       callback();
