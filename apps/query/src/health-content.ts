@@ -3,7 +3,7 @@ import { footfallVersion } from '@footfall/instance';
 import { allConnections } from '@footfall/payments';
 import { backupHealth } from './backups.ts';
 import type { QueryDeps } from './deps.ts';
-import { directoryBytes } from './disk.ts';
+import { dataUsage } from './disk.ts';
 import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
 
 /** What every ingest gateway counted since it started, summed. */
@@ -115,7 +115,7 @@ const counted = new WeakMap<object, { at: number; events: number; lastSevenDays:
  */
 export async function disk(deps: QueryDeps) {
   const fs = await statfs(deps.instance.paths.root);
-  const dataBytes = await directoryBytes(deps.instance.paths.root);
+  const dataBytes = (await dataUsage(deps.instance.paths.root)).total;
   const freeBytes = Number(fs.bavail) * Number(fs.bsize);
   const now = deps.now();
   let storage = counted.get(deps.analytics.engine);

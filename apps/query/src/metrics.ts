@@ -6,7 +6,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueryDeps } from './deps.ts';
-import { directoryBytes } from './disk.ts';
+import { dataUsage } from './disk.ts';
 import { disk } from './health-content.ts';
 import { gatewayMetrics } from './ingest-status.ts';
 
@@ -86,7 +86,7 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
     g.set(analytics.tailer.lag),
   );
   gauge('footfall_wal_bytes', 'Bytes of write-ahead log segments on disk', async (g) =>
-    g.set(await directoryBytes(instance.paths.wal)),
+    g.set((await dataUsage(instance.paths.root)).top.get('wal') ?? 0),
   );
   gauge('footfall_live_streams', 'Live-view streams (Server-Sent Events) open', (g) =>
     g.set(analytics.live.listeners),

@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
-import { useLoad } from '../components/use-load.ts';
-import { useVisible } from '../components/use-visible.ts';
-import { dataKey, periodQuery, type Scope } from './scope.ts';
+import { periodQuery, type Scope } from './scope.ts';
+import { useWhenSeen } from './when-seen.ts';
 
 type Grid = number[][];
 const KINDS = [
@@ -15,19 +14,14 @@ const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'
 
 /** When people come: hour of the day by weekday (Monday first), in the site's zone. */
 export function Heatmap({ scope }: { scope: Scope }) {
-  const [ref, seen] = useVisible<HTMLElement>();
   const [kind, setKind] = useState<(typeof KINDS)[number][0]>('visitors');
-  const data = useLoad(
-    (signal) =>
-      seen
-        ? unwrap(
-            api.GET('/api/v1/sites/{site}/report/heatmap', {
-              signal,
-              params: { path: { site: scope.site.id }, query: periodQuery(scope) },
-            }),
-          )
-        : Promise.resolve(undefined),
-    [dataKey(scope), seen],
+  const [ref, data] = useWhenSeen(scope, (signal) =>
+    unwrap(
+      api.GET('/api/v1/sites/{site}/report/heatmap', {
+        signal,
+        params: { path: { site: scope.site.id }, query: periodQuery(scope) },
+      }),
+    ),
   );
   const grid: Grid | undefined = data.data?.[kind];
   const max = grid ? Math.max(1, ...grid.flat()) : 1;

@@ -1,24 +1,18 @@
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
-import { useLoad } from '../components/use-load.ts';
-import { useVisible } from '../components/use-visible.ts';
 import { rangeLabel } from './period.ts';
-import { dataKey, periodQuery, type Scope } from './scope.ts';
+import { periodQuery, type Scope } from './scope.ts';
+import { useWhenSeen } from './when-seen.ts';
 
 /** Weekly cohorts of first visits: how many came back one, two, … weeks later. */
 export function Retention({ scope }: { scope: Scope }) {
-  const [ref, seen] = useVisible<HTMLElement>();
-  const data = useLoad(
-    (signal) =>
-      seen
-        ? unwrap(
-            api.GET('/api/v1/sites/{site}/report/retention', {
-              signal,
-              params: { path: { site: scope.site.id }, query: periodQuery(scope) },
-            }),
-          )
-        : Promise.resolve(undefined),
-    [dataKey(scope), seen],
+  const [ref, data] = useWhenSeen(scope, (signal) =>
+    unwrap(
+      api.GET('/api/v1/sites/{site}/report/retention', {
+        signal,
+        params: { path: { site: scope.site.id }, query: periodQuery(scope) },
+      }),
+    ),
   );
   const cohorts = data.data?.cohorts;
   const weeks = cohorts ? Math.min(12, Math.max(1, ...cohorts.map((c) => c.weeks.length))) : 0;

@@ -1,8 +1,7 @@
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
-import { useLoad } from '../components/use-load.ts';
-import { useVisible } from '../components/use-visible.ts';
-import { dataKey, periodQuery, type Scope } from './scope.ts';
+import { periodQuery, type Scope } from './scope.ts';
+import { useWhenSeen } from './when-seen.ts';
 
 type Metric = 'lcp' | 'inp' | 'cls' | 'fcp' | 'ttfb';
 const METRICS: { id: Metric; name: string; long: string }[] = [
@@ -58,18 +57,13 @@ function MetricCard(props: { id: Metric; name: string; long: string; m: Schema<'
  * sends vitals.
  */
 export function Vitals({ scope }: { scope: Scope }) {
-  const [ref, seen] = useVisible<HTMLElement>();
-  const data = useLoad(
-    (signal) =>
-      seen
-        ? unwrap(
-            api.GET('/api/v1/sites/{site}/report/vitals', {
-              signal,
-              params: { path: { site: scope.site.id }, query: periodQuery(scope) },
-            }),
-          )
-        : Promise.resolve(undefined),
-    [dataKey(scope), seen],
+  const [ref, data] = useWhenSeen(scope, (signal) =>
+    unwrap(
+      api.GET('/api/v1/sites/{site}/report/vitals', {
+        signal,
+        params: { path: { site: scope.site.id }, query: periodQuery(scope) },
+      }),
+    ),
   );
   const v = data.data;
   return (

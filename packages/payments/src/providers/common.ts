@@ -130,6 +130,38 @@ export async function fetchJson(
   return { status: res.status, ok: res.ok, json };
 }
 
+/** What a provider's error body says: its own code and words, and whether it names the key. */
+export interface Refusal {
+  detail: string;
+  code?: string | undefined;
+  keyRejected?: boolean;
+}
+
+/**
+ * The body of a provider's answer, or the ProviderError its status says: 401 (or an error the
+ * provider names as a key error) the key is not accepted; 403 a permission is missing; 5xx, 429
+ * or an answer without the provider's error body, unreachable; anything else refused in the
+ * provider's own words. `refusal` reads the error body in the provider's terms.
+ */
+export function answerOf(
+  provider: string,
+  res: JsonAnswer,
+  permission: string,
+  refusal: (json: Record<string, unknown>) => Refusal | undefined,
+): Record<string, unknown> {
+  if (res.ok && res.json) return res.json;
+  const refused = res.json ? refusal(res.json) : undefined;
+  if (res.status === 401 || refused?.keyRejected) throw keyRejected(provider);
+  if (res.status === 403) throw missingPermission(provider, permission);
+  if (res.status >= 500 || res.status === 429 || refused === undefined) {
+    throw unreachable(provider, new Error(`HTTP ${res.status}`));
+  }
+  throw new ProviderError({
+    reason: 'unreachable',
+    message: `${provider} refused the request (${refused.code || res.status}): ${refused.detail || 'no detail'}`,
+  });
+}
+
 /** An RFC 3339 time as unix ms, when it is one between 2000 and 2100. */
 export const isoMs = (v: unknown): number | undefined => {
   const t = typeof v === 'string' ? Date.parse(v) : Number.NaN;

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DODO_EVENTS, dodo } from './dodo.ts';
 import { salesBothWays } from './testing/agreement.ts';
 import { dodoKit } from './testing/dodo.ts';
-import { type FakeApi, startJsonServer } from './testing/kit.ts';
-import { ProviderError } from './types.ts';
+import { type FakeApi, headerOf, providerFailure, startJsonServer } from './testing/kit.ts';
 
 let fake: FakeApi;
 beforeAll(async () => {
@@ -13,13 +12,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const target = (apiKey: string, base = fake.url) => ({ apiKey, base });
-const header = (headers: Record<string, string>) => (name: string) => headers[name];
 const T = Date.UTC(2026, 10, 20, 12);
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(ProviderError);
-  return (e as ProviderError).failure;
-};
 
 /** A Dodo dispute webhook, as `dispute.*` events carry it. */
 const disputeEvent = (type: string, status: string, timestamp: string) => ({
@@ -58,7 +51,9 @@ describe('the Dodo Payments adapter', () => {
   });
 
   it('says which: key refused in both modes, a forbidden request, Dodo unreachable', async () => {
-    expect(await failure(dodo.connect(target(fake.keys.rejected), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(dodo.connect(target(fake.keys.rejected), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'key_rejected',
       message: expect.stringContaining('Dodo Payments did not accept'),
     });
@@ -67,14 +62,16 @@ describe('the Dodo Payments adapter', () => {
         ? { status: 403, body: { code: 'FORBIDDEN', message: 'Forbidden' } }
         : { status: 200, body: { items: [] } },
     );
-    expect(await failure(dodo.connect(target('any', forbidden.url), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(dodo.connect(target('any', forbidden.url), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'missing_permission',
     });
     await forbidden.close();
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();
     expect(
-      await failure(dodo.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
+      await providerFailure(dodo.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
     ).toMatchObject({
       reason: 'unreachable',
       message: expect.stringContaining('Dodo Payments could not be reached'),
@@ -91,29 +88,29 @@ describe('the Dodo Payments adapter', () => {
     expect(sdk.webhooks.unwrap(d.body, { headers: d.headers })).toMatchObject({ type: 'payment.succeeded' });
     expect(() => sdk.webhooks.unwrap(`${d.body} `, { headers: d.headers })).toThrow();
     const now = Date.now();
-    expect(dodo.verify({ secret, header: header(d.headers), body, nowMs: now })).toBeNull();
+    expect(dodo.verify({ secret, header: headerOf(d.headers), body, nowMs: now })).toBeNull();
     const other = `whsec_${Buffer.from('another secret').toString('base64')}`;
-    expect(dodo.verify({ secret: other, header: header(d.headers), body, nowMs: now })).toMatchObject({
+    expect(dodo.verify({ secret: other, header: headerOf(d.headers), body, nowMs: now })).toMatchObject({
       code: 'mismatch',
     });
     const tampered = new TextEncoder().encode(d.body.replace('"total_amount":1000', '"total_amount":9000'));
-    expect(dodo.verify({ secret, header: header(d.headers), body: tampered, nowMs: now })).toMatchObject({
+    expect(dodo.verify({ secret, header: headerOf(d.headers), body: tampered, nowMs: now })).toMatchObject({
       code: 'mismatch',
     });
     // five minutes and a second before the signature's own time (not the test's clock)
     const signedMs = Number(d.headers['webhook-timestamp']) * 1000;
-    expect(dodo.verify({ secret, header: header(d.headers), body, nowMs: signedMs - 301_000 })).toMatchObject(
-      {
-        code: 'stale',
-      },
-    );
+    expect(
+      dodo.verify({ secret, header: headerOf(d.headers), body, nowMs: signedMs - 301_000 }),
+    ).toMatchObject({
+      code: 'stale',
+    });
     expect(dodo.verify({ secret, header: () => undefined, body, nowMs: now })).toMatchObject({
       code: 'missing',
     });
-    expect(dodo.verify({ secret: 'whsec_!!', header: header(d.headers), body, nowMs: now })).toMatchObject({
+    expect(dodo.verify({ secret: 'whsec_!!', header: headerOf(d.headers), body, nowMs: now })).toMatchObject({
       code: 'mismatch',
     });
-    expect(dodo.deliveryId(JSON.parse(d.body), header(d.headers))).toBe(d.headers['webhook-id']);
+    expect(dodo.deliveryId(JSON.parse(d.body), headerOf(d.headers))).toBe(d.headers['webhook-id']);
   });
 
   it('maps payments (one-time, subscription) and each refund; reconciliation through the client gives the same events', async () => {

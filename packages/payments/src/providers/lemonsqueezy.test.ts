@@ -2,9 +2,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEMONSQUEEZY_EVENTS, lemonsqueezy } from './lemonsqueezy.ts';
 import { salesBothWays } from './testing/agreement.ts';
-import { type FakeApi, startJsonServer } from './testing/kit.ts';
+import { type FakeApi, headerOf, providerFailure, startJsonServer } from './testing/kit.ts';
 import { lemonsqueezyKit } from './testing/lemonsqueezy.ts';
-import { ProviderError } from './types.ts';
 
 let fake: FakeApi;
 beforeAll(async () => {
@@ -13,13 +12,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const target = (apiKey: string, base = fake.url) => ({ apiKey, base });
-const header = (headers: Record<string, string>) => (name: string) => headers[name];
 const T = Date.UTC(2026, 10, 20, 12);
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(ProviderError);
-  return (e as ProviderError).failure;
-};
 
 describe('the Lemon Squeezy adapter', () => {
   it("connects: the user's test_mode decides, a webhook per store with the fixed events and a secret Footfall chose", async () => {
@@ -47,7 +40,7 @@ describe('the Lemon Squeezy adapter', () => {
 
   it('says which: key refused, a forbidden webhook, an account without a store, Lemon Squeezy unreachable', async () => {
     expect(
-      await failure(lemonsqueezy.connect(target(fake.keys.rejected), 'https://x.example/w')),
+      await providerFailure(lemonsqueezy.connect(target(fake.keys.rejected), 'https://x.example/w')),
     ).toMatchObject({
       reason: 'key_rejected',
       message: expect.stringContaining('Lemon Squeezy did not accept'),
@@ -65,20 +58,22 @@ describe('the Lemon Squeezy adapter', () => {
       );
     const forbidden = await api(403, [{ type: 'stores', id: '1' }]);
     expect(
-      await failure(lemonsqueezy.connect(target('k', forbidden.url), 'https://x.example/w')),
+      await providerFailure(lemonsqueezy.connect(target('k', forbidden.url), 'https://x.example/w')),
     ).toMatchObject({
       reason: 'missing_permission',
     });
     await forbidden.close();
     const empty = await api(201, []);
-    expect(await failure(lemonsqueezy.connect(target('k', empty.url), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(lemonsqueezy.connect(target('k', empty.url), 'https://x.example/w')),
+    ).toMatchObject({
       message: expect.stringContaining('no store'),
     });
     await empty.close();
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();
     expect(
-      await failure(lemonsqueezy.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
+      await providerFailure(lemonsqueezy.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
     ).toMatchObject({
       reason: 'unreachable',
       message: expect.stringContaining('Lemon Squeezy could not be reached'),
@@ -93,28 +88,28 @@ describe('the Lemon Squeezy adapter', () => {
     const body = new TextEncoder().encode(d.body);
     // the documented scheme, computed here independently of the kit
     expect(d.headers['x-signature']).toBe(createHmac('sha256', secret).update(d.body).digest('hex'));
-    expect(lemonsqueezy.verify({ secret, header: header(d.headers), body, nowMs: Date.now() })).toBeNull();
+    expect(lemonsqueezy.verify({ secret, header: headerOf(d.headers), body, nowMs: Date.now() })).toBeNull();
     expect(
-      lemonsqueezy.verify({ secret: 'other', header: header(d.headers), body, nowMs: Date.now() }),
+      lemonsqueezy.verify({ secret: 'other', header: headerOf(d.headers), body, nowMs: Date.now() }),
     ).toMatchObject({ code: 'mismatch' });
     const tampered = new TextEncoder().encode(d.body.replace('"total":1000', '"total":9000'));
     expect(
-      lemonsqueezy.verify({ secret, header: header(d.headers), body: tampered, nowMs: Date.now() }),
+      lemonsqueezy.verify({ secret, header: headerOf(d.headers), body: tampered, nowMs: Date.now() }),
     ).toMatchObject({ code: 'mismatch' });
     expect(
-      lemonsqueezy.verify({ secret, header: header({ 'x-signature': 'zz' }), body, nowMs: Date.now() }),
+      lemonsqueezy.verify({ secret, header: headerOf({ 'x-signature': 'zz' }), body, nowMs: Date.now() }),
     ).toMatchObject({ code: 'mismatch' });
     expect(lemonsqueezy.verify({ secret, header: () => undefined, body, nowMs: Date.now() })).toMatchObject({
       code: 'missing',
     });
     // no delivery id in the scheme: what is announced, and its state, keys the inbox
     const payload = JSON.parse(d.body);
-    const id = lemonsqueezy.deliveryId(payload, header(d.headers));
+    const id = lemonsqueezy.deliveryId(payload, headerOf(d.headers));
     expect(id).toMatch(/^order_created:orders:\d+:/);
-    expect(lemonsqueezy.deliveryId(JSON.parse(d.body), header(d.headers))).toBe(id);
+    expect(lemonsqueezy.deliveryId(JSON.parse(d.body), headerOf(d.headers))).toBe(id);
     const refunded = fake.refund(sale.paymentId, 100, T + 1000, secret).deliveries[0]!;
-    expect(lemonsqueezy.deliveryId(JSON.parse(refunded.body), header(refunded.headers))).not.toBe(id);
-    expect(lemonsqueezy.deliveryId({ meta: {} }, header(d.headers))).toBeNull();
+    expect(lemonsqueezy.deliveryId(JSON.parse(refunded.body), headerOf(refunded.headers))).not.toBe(id);
+    expect(lemonsqueezy.deliveryId({ meta: {} }, headerOf(d.headers))).toBeNull();
   });
 
   it('maps orders, renewals (not the initial invoice) and refunds as a running total; reconciliation agrees, without the visitor', async () => {

@@ -2,13 +2,12 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CustomEvent } from '../custom-event.ts';
 import type { SignatureProblem } from '../signature.ts';
 import {
+  answerOf,
   currencyCode,
   fetchJson,
   idOf,
   isoMs,
-  keyRejected,
   minorUnits,
-  missingPermission,
   obj,
   objects,
   redactPersonal,
@@ -66,16 +65,9 @@ async function call(
     },
     body,
   });
-  if (res.ok && res.json) return res.json;
-  if (res.status === 401) throw keyRejected('Lemon Squeezy');
-  if (res.status === 403) throw missingPermission('Lemon Squeezy', permission);
-  const first = objects(res.json?.errors)[0];
-  if (res.status >= 500 || res.status === 429 || !first) {
-    throw unreachable('Lemon Squeezy', new Error(`HTTP ${res.status}`));
-  }
-  throw new ProviderError({
-    reason: 'unreachable',
-    message: `Lemon Squeezy refused the request (${res.status}): ${str(first.detail) ?? str(first.title) ?? 'no detail'}`,
+  return answerOf('Lemon Squeezy', res, permission, (json) => {
+    const first = objects(json.errors)[0];
+    return first && { detail: str(first.detail) ?? str(first.title) ?? 'no detail' };
   });
 }
 

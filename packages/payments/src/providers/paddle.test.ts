@@ -2,9 +2,8 @@ import { Paddle } from '@paddle/paddle-node-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CustomEvent } from '../custom-event.ts';
 import { PADDLE_EVENTS, PADDLE_PERMISSIONS, paddle } from './paddle.ts';
-import { type FakeApi, startJsonServer } from './testing/kit.ts';
+import { type FakeApi, headerOf, providerFailure, startJsonServer } from './testing/kit.ts';
 import { PADDLE_LEGACY_SANDBOX_KEY, paddleKit, signPaddle } from './testing/paddle.ts';
-import { ProviderError } from './types.ts';
 
 let fake: FakeApi;
 beforeAll(async () => {
@@ -13,7 +12,6 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const target = (apiKey: string) => ({ apiKey, base: fake.url });
-const header = (d: { headers: Record<string, string> }) => (name: string) => d.headers[name];
 const T = Date.UTC(2026, 10, 20, 12);
 const ids = (events: CustomEvent[]) =>
   events
@@ -89,20 +87,19 @@ describe('the Paddle adapter', () => {
   });
 
   it('says which: key not accepted, the missing permission named as the dashboard names it, Paddle unreachable', async () => {
-    const failure = async (p: Promise<unknown>) => {
-      const e = await p.catch((x: unknown) => x);
-      expect(e).toBeInstanceOf(ProviderError);
-      return (e as ProviderError).failure;
-    };
-    expect(await failure(paddle.connect(target(fake.keys.rejected), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(paddle.connect(target(fake.keys.rejected), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'key_rejected',
     });
     // a live key is unknown to the sandbox host, and a made-up key to both
-    expect(await failure(paddle.connect(target('not-a-paddle-key'), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(paddle.connect(target('not-a-paddle-key'), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'key_rejected',
     });
     expect(
-      await failure(paddle.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
+      await providerFailure(paddle.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
     ).toEqual({
       reason: 'missing_permission',
       permission: 'Notification settings (Write)',
@@ -112,14 +109,18 @@ describe('the Paddle adapter', () => {
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();
     expect(
-      await failure(paddle.connect({ apiKey: fake.keys.live, base: closed.url }, 'https://x.example/w')),
+      await providerFailure(
+        paddle.connect({ apiKey: fake.keys.live, base: closed.url }, 'https://x.example/w'),
+      ),
     ).toMatchObject({
       reason: 'unreachable',
       message: expect.stringContaining('Paddle could not be reached'),
     });
     const broken = await startJsonServer(() => ({ status: 503, body: { error: 'maintenance' } }));
     expect(
-      await failure(paddle.connect({ apiKey: fake.keys.live, base: broken.url }, 'https://x.example/w')),
+      await providerFailure(
+        paddle.connect({ apiKey: fake.keys.live, base: broken.url }, 'https://x.example/w'),
+      ),
     ).toMatchObject({ reason: 'unreachable' });
     await broken.close();
     expect(fake.endpoints()).toEqual([]);
@@ -134,42 +135,44 @@ describe('the Paddle adapter', () => {
     const sdk = new Paddle('pdl_sdbx_apikey_signature_check_only').webhooks;
     expect(await sdk.isSignatureValid(d.body, secret, d.headers['paddle-signature']!)).toBe(true);
     expect(await sdk.isSignatureValid(`${d.body} `, secret, d.headers['paddle-signature']!)).toBe(false);
-    expect(paddle.verify({ secret, header: header(d), body, nowMs: Date.now() })).toBeNull();
+    expect(paddle.verify({ secret, header: headerOf(d), body, nowMs: Date.now() })).toBeNull();
     expect(
-      paddle.verify({ secret: 'pdl_ntfset_other', header: header(d), body, nowMs: Date.now() }),
+      paddle.verify({ secret: 'pdl_ntfset_other', header: headerOf(d), body, nowMs: Date.now() }),
     ).toMatchObject({ code: 'mismatch' });
     const tampered = new TextEncoder().encode(d.body.replace('"1000"', '"9000"'));
     expect(tampered).not.toEqual(body);
-    expect(paddle.verify({ secret, header: header(d), body: tampered, nowMs: Date.now() })).toMatchObject({
+    expect(paddle.verify({ secret, header: headerOf(d), body: tampered, nowMs: Date.now() })).toMatchObject({
       code: 'mismatch',
     });
     // five minutes and a second from the signature's own time, either way (never from the test's
     // clock, which a slow machine moves on between signing and checking)
     const signedMs = Number(/ts=(\d+)/.exec(d.headers['paddle-signature']!)![1]) * 1000;
-    expect(paddle.verify({ secret, header: header(d), body, nowMs: signedMs + 301_000 })).toMatchObject({
+    expect(paddle.verify({ secret, header: headerOf(d), body, nowMs: signedMs + 301_000 })).toMatchObject({
       code: 'stale',
     });
-    expect(paddle.verify({ secret, header: header(d), body, nowMs: signedMs - 301_000 })).toMatchObject({
+    expect(paddle.verify({ secret, header: headerOf(d), body, nowMs: signedMs - 301_000 })).toMatchObject({
       code: 'stale',
     });
     // a minute late is inside Footfall's tolerance (Paddle's SDK would refuse it after 5 s)
     const late = { 'paddle-signature': signPaddle(secret, d.body, Date.now() - 60_000) };
-    expect(paddle.verify({ secret, header: header({ headers: late }), body, nowMs: Date.now() })).toBeNull();
+    expect(
+      paddle.verify({ secret, header: headerOf({ headers: late }), body, nowMs: Date.now() }),
+    ).toBeNull();
     // while Paddle rotates a secret, one h1 of several matching is enough
     const [ts, h1] = d.headers['paddle-signature']!.split(';');
     const rotating = { 'paddle-signature': `${ts};h1=${'0'.repeat(64)};${h1}` };
     expect(
-      paddle.verify({ secret, header: header({ headers: rotating }), body, nowMs: Date.now() }),
+      paddle.verify({ secret, header: headerOf({ headers: rotating }), body, nowMs: Date.now() }),
     ).toBeNull();
     const garbled = { 'paddle-signature': 'ts=abc;h1=zz' };
     expect(
-      paddle.verify({ secret, header: header({ headers: garbled }), body, nowMs: Date.now() }),
+      paddle.verify({ secret, header: headerOf({ headers: garbled }), body, nowMs: Date.now() }),
     ).toMatchObject({ code: 'mismatch' });
     expect(paddle.verify({ secret, header: () => undefined, body, nowMs: Date.now() })).toMatchObject({
       code: 'missing',
     });
-    expect(paddle.deliveryId(JSON.parse(d.body), header(d))).toBe(JSON.parse(d.body).event_id);
-    expect(paddle.deliveryId({ id: 'evt_1' }, header(d))).toBeNull();
+    expect(paddle.deliveryId(JSON.parse(d.body), headerOf(d))).toBe(JSON.parse(d.body).event_id);
+    expect(paddle.deliveryId({ id: 'evt_1' }, headerOf(d))).toBeNull();
   });
 
   it('maps a one-time payment, a first subscription payment, a renewal and two partial refunds; reconciliation gives the same ids', async () => {

@@ -3,10 +3,10 @@ import type { CustomEvent } from '../custom-event.ts';
 import type { SignatureProblem } from '../signature.ts';
 import {
   minorUnits as amountOf,
+  answerOf,
   fetchJson,
   idOf,
   keyRejected,
-  missingPermission,
   isoMs as ms,
   obj,
   objects,
@@ -93,18 +93,12 @@ async function call(
     },
     body,
   });
-  if (res.ok && res.json) return res.json;
-  const error = obj(res.json?.error);
-  const code = str(error?.code) ?? '';
-  if (res.status === 401 || KEY_ERRORS.has(code)) throw keyRejected('Paddle');
-  if (res.status === 403) throw missingPermission('Paddle', permission);
-  if (res.status >= 500 || res.status === 429 || !error) {
-    throw unreachable('Paddle', new Error(`HTTP ${res.status}`));
-  }
-  // a request Paddle refused for what it says (a destination that is not https, for example)
-  throw new ProviderError({
-    reason: 'unreachable',
-    message: `Paddle refused the request (${code || res.status}): ${str(error.detail) ?? 'no detail'}`,
+  return answerOf('Paddle', res, permission, (json) => {
+    const error = obj(json.error);
+    if (!error) return undefined;
+    // a request Paddle refused for what it says (a destination that is not https, for example)
+    const code = str(error.code) ?? '';
+    return { code, detail: str(error.detail) ?? 'no detail', keyRejected: KEY_ERRORS.has(code) };
   });
 }
 

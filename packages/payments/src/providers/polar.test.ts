@@ -3,9 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLAR_API_VERSION, POLAR_EVENTS, POLAR_SCOPES, polar } from './polar.ts';
 import { salesBothWays } from './testing/agreement.ts';
-import { type FakeApi, startJsonServer } from './testing/kit.ts';
+import { type FakeApi, headerOf, providerFailure, startJsonServer } from './testing/kit.ts';
 import { polarKit, signPolar } from './testing/polar.ts';
-import { ProviderError } from './types.ts';
 
 let fake: FakeApi;
 beforeAll(async () => {
@@ -14,13 +13,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const target = (apiKey: string, base = fake.url) => ({ apiKey, base });
-const header = (headers: Record<string, string>) => (name: string) => headers[name];
 const T = Date.UTC(2026, 10, 20, 12);
-const failure = async (p: Promise<unknown>) => {
-  const e = await p.catch((x: unknown) => x);
-  expect(e).toBeInstanceOf(ProviderError);
-  return (e as ProviderError).failure;
-};
 
 describe('the Polar adapter', () => {
   it('connects: production or sandbox found by asking, the endpoint made with the fixed events and the pinned API version', async () => {
@@ -39,12 +32,14 @@ describe('the Polar adapter', () => {
   });
 
   it('says which: token refused, the scope missing named as Polar names it, Polar unreachable', async () => {
-    expect(await failure(polar.connect(target(fake.keys.rejected), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(polar.connect(target(fake.keys.rejected), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'key_rejected',
       message: expect.stringContaining('Polar did not accept'),
     });
     expect(
-      await failure(polar.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
+      await providerFailure(polar.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
     ).toEqual({
       reason: 'missing_permission',
       permission: POLAR_SCOPES.webhooks,
@@ -53,14 +48,14 @@ describe('the Polar adapter', () => {
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();
     expect(
-      await failure(polar.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
+      await providerFailure(polar.connect(target(fake.keys.live, closed.url), 'https://x.example/w')),
     ).toMatchObject({
       reason: 'unreachable',
       message: expect.stringContaining('Polar could not be reached'),
     });
     const broken = await startJsonServer(() => ({ status: 502, body: { detail: 'Bad gateway' } }));
     expect(
-      await failure(polar.connect(target(fake.keys.live, broken.url), 'https://x.example/w')),
+      await providerFailure(polar.connect(target(fake.keys.live, broken.url), 'https://x.example/w')),
     ).toMatchObject({ reason: 'unreachable' });
     await broken.close();
     expect(fake.endpoints()).toEqual([]);
@@ -77,19 +72,19 @@ describe('the Polar adapter', () => {
     });
     await expect(polarWebhooks.validateEvent(`${d.body} `, d.headers, secret)).rejects.toThrow();
     const now = Date.now();
-    expect(polar.verify({ secret, header: header(d.headers), body, nowMs: now })).toBeNull();
-    expect(polar.verify({ secret: `${secret}x`, header: header(d.headers), body, nowMs: now })).toMatchObject(
-      {
-        code: 'mismatch',
-      },
-    );
+    expect(polar.verify({ secret, header: headerOf(d.headers), body, nowMs: now })).toBeNull();
+    expect(
+      polar.verify({ secret: `${secret}x`, header: headerOf(d.headers), body, nowMs: now }),
+    ).toMatchObject({
+      code: 'mismatch',
+    });
     const tampered = new TextEncoder().encode(d.body.replace('"total_amount":1000', '"total_amount":9000'));
-    expect(polar.verify({ secret, header: header(d.headers), body: tampered, nowMs: now })).toMatchObject({
+    expect(polar.verify({ secret, header: headerOf(d.headers), body: tampered, nowMs: now })).toMatchObject({
       code: 'mismatch',
     });
     const signedMs = Number(d.headers['webhook-timestamp']) * 1000;
     expect(
-      polar.verify({ secret, header: header(d.headers), body, nowMs: signedMs + 301_000 }),
+      polar.verify({ secret, header: headerOf(d.headers), body, nowMs: signedMs + 301_000 }),
     ).toMatchObject({
       code: 'stale',
     });
@@ -106,12 +101,12 @@ describe('the Polar adapter', () => {
       'webhook-signature': new Webhook(whsec).sign(msg, ts, d.body),
     };
     await expect(polarWebhooks.validateEvent(d.body, signed, whsec)).resolves.toBeTruthy();
-    expect(polar.verify({ secret: whsec, header: header(signed), body, nowMs: now })).toBeNull();
+    expect(polar.verify({ secret: whsec, header: headerOf(signed), body, nowMs: now })).toBeNull();
     // the delivery's webhook-id keys the inbox: a retry of the same message is the same key
-    expect(polar.deliveryId(JSON.parse(d.body), header(d.headers))).toBe(d.headers['webhook-id']);
-    expect(polar.deliveryId({ data: {} }, header(d.headers))).toBeNull();
+    expect(polar.deliveryId(JSON.parse(d.body), headerOf(d.headers))).toBe(d.headers['webhook-id']);
+    expect(polar.deliveryId({ data: {} }, headerOf(d.headers))).toBeNull();
     const again = signPolar(secret, d.headers['webhook-id']!, d.body);
-    expect(polar.deliveryId(JSON.parse(d.body), header(again))).toBe(d.headers['webhook-id']);
+    expect(polar.deliveryId(JSON.parse(d.body), headerOf(again))).toBe(d.headers['webhook-id']);
   });
 
   it('maps paid orders (one-time, first, renewal) and each refund; reconciliation gives the same events', async () => {

@@ -1,12 +1,12 @@
 import type { CustomEvent } from '../custom-event.ts';
 import {
+  answerOf,
   currencyCode,
   fetchJson,
   idOf,
   isoMs,
   keyRejected,
   minorUnits,
-  missingPermission,
   obj,
   objects,
   redactPersonal,
@@ -70,23 +70,16 @@ async function call(
     },
     body,
   });
-  if (res.ok && res.json) return res.json;
-  if (res.status === 401) throw keyRejected('Polar');
-  if (res.status === 403) throw missingPermission('Polar', scope);
-  if (res.status >= 500 || res.status === 429 || !res.json) {
-    throw unreachable('Polar', new Error(`HTTP ${res.status}`));
-  }
-  const detail = res.json.detail;
-  const text =
-    typeof detail === 'string'
-      ? detail
-      : objects(detail)
-          .map((d) => str(d.msg))
-          .filter(Boolean)
-          .join('; ');
-  throw new ProviderError({
-    reason: 'unreachable',
-    message: `Polar refused the request (${res.status}): ${text || 'no detail'}`,
+  return answerOf('Polar', res, scope, (json) => {
+    const detail = json.detail;
+    const text =
+      typeof detail === 'string'
+        ? detail
+        : objects(detail)
+            .map((d) => str(d.msg))
+            .filter(Boolean)
+            .join('; ');
+    return { detail: text };
   });
 }
 

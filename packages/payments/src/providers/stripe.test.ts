@@ -1,9 +1,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_EVENTS, stripe } from './stripe.ts';
-import { type FakeApi, startJsonServer } from './testing/kit.ts';
+import { type FakeApi, headerOf, providerFailure, startJsonServer } from './testing/kit.ts';
 import { stripeKit } from './testing/stripe.ts';
-import { ProviderError } from './types.ts';
 
 let fake: FakeApi;
 beforeAll(async () => {
@@ -12,7 +11,6 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 const target = (apiKey: string) => ({ apiKey, base: fake.url });
-const header = (d: { headers: Record<string, string> }) => (name: string) => d.headers[name];
 const T = Date.UTC(2026, 10, 20, 12);
 
 describe('the Stripe adapter', () => {
@@ -30,26 +28,25 @@ describe('the Stripe adapter', () => {
   });
 
   it('says which: key not accepted, the missing permission named, Stripe unreachable', async () => {
-    const failure = async (p: Promise<unknown>) => {
-      const e = await p.catch((x: unknown) => x);
-      expect(e).toBeInstanceOf(ProviderError);
-      return (e as ProviderError).failure;
-    };
-    expect(await failure(stripe.connect(target(fake.keys.rejected), 'https://x.example/w'))).toMatchObject({
+    expect(
+      await providerFailure(stripe.connect(target(fake.keys.rejected), 'https://x.example/w')),
+    ).toMatchObject({
       reason: 'key_rejected',
     });
-    expect(await failure(stripe.connect(target('pk_live_publishable'), 'https://x.example/w'))).toMatchObject(
-      {
-        reason: 'key_rejected',
-      },
-    );
     expect(
-      await failure(stripe.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
+      await providerFailure(stripe.connect(target('pk_live_publishable'), 'https://x.example/w')),
+    ).toMatchObject({
+      reason: 'key_rejected',
+    });
+    expect(
+      await providerFailure(stripe.connect(target(fake.keys.noWebhookPermission!), 'https://x.example/w')),
     ).toMatchObject({ reason: 'missing_permission', permission: 'Webhook Endpoints: Write' });
     const closed = await startJsonServer(() => ({ status: 200 }));
     await closed.close();
     expect(
-      await failure(stripe.connect({ apiKey: fake.keys.live, base: closed.url }, 'https://x.example/w')),
+      await providerFailure(
+        stripe.connect({ apiKey: fake.keys.live, base: closed.url }, 'https://x.example/w'),
+      ),
     ).toMatchObject({ reason: 'unreachable' });
   });
 
@@ -58,23 +55,23 @@ describe('the Stripe adapter', () => {
     const sale = fake.sale({ amount: 1000, tax: 0, currency: 'EUR', at: T, kind: 'one_time' }, secret);
     const d = sale.deliveries[0]!;
     const body = new TextEncoder().encode(d.body);
-    expect(stripe.verify({ secret, header: header(d), body, nowMs: Date.now() })).toBeNull();
+    expect(stripe.verify({ secret, header: headerOf(d), body, nowMs: Date.now() })).toBeNull();
     expect(
-      stripe.verify({ secret: 'whsec_other', header: header(d), body, nowMs: Date.now() }),
+      stripe.verify({ secret: 'whsec_other', header: headerOf(d), body, nowMs: Date.now() }),
     ).toMatchObject({
       code: 'mismatch',
     });
     const tampered = new TextEncoder().encode(d.body.replace('1000', '9000'));
-    expect(stripe.verify({ secret, header: header(d), body: tampered, nowMs: Date.now() })).toMatchObject({
+    expect(stripe.verify({ secret, header: headerOf(d), body: tampered, nowMs: Date.now() })).toMatchObject({
       code: 'mismatch',
     });
-    expect(stripe.verify({ secret, header: header(d), body, nowMs: Date.now() + 600_000 })).toMatchObject({
+    expect(stripe.verify({ secret, header: headerOf(d), body, nowMs: Date.now() + 600_000 })).toMatchObject({
       code: 'stale',
     });
     expect(stripe.verify({ secret, header: () => undefined, body, nowMs: Date.now() })).toMatchObject({
       code: 'missing',
     });
-    expect(stripe.deliveryId(JSON.parse(d.body), header(d))).toMatch(/^evt_/);
+    expect(stripe.deliveryId(JSON.parse(d.body), headerOf(d))).toMatch(/^evt_/);
   });
 
   it('maps a checkout, a first subscription payment, a renewal and a refund; the same ids come back from reconciliation', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProviderId } from '../types.ts';
+import { ProviderError, type ProviderId } from '../types.ts';
 
 /**
  * Test support: a local HTTP server that answers a provider's API as the provider documents it,
@@ -118,4 +118,22 @@ export async function startJsonServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/** Reads a delivery's headers (or a map of them) as an adapter's `verify` and `deliveryId` do. */
+export const headerOf =
+  (source: Record<string, string> | { headers: Record<string, string> }) =>
+  (name: string): string | undefined =>
+    ('headers' in source && typeof source.headers === 'object'
+      ? source.headers
+      : (source as Record<string, string>))[name];
+
+/** The failure of the ProviderError `p` rejects with; throws when it settles any other way. */
+export async function providerFailure(p: Promise<unknown>): Promise<ProviderError['failure']> {
+  const e = await p.then(
+    () => new Error('expected a ProviderError, but it succeeded'),
+    (x: unknown) => x,
+  );
+  if (!(e instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(e)}`);
+  return e.failure;
 }
