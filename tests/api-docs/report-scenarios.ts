@@ -67,6 +67,7 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   expect((await get(`/report/retention?${period}`)).status).toBe(200);
   expect((await get(`/report/vitals?${period}&f=device:desktop`)).status).toBe(200);
   expect((await get(`/report/crawlers?${period}&f=page:/docs`)).status).toBe(200);
+  expect((await get(`/report/ai-search?${period}&f=device:desktop`)).status).toBe(200);
   const channels = await get(`/report/breakdown?dim=channel&${period}`);
   expect(channels.json<{ rows: { value: string }[] }>().rows.map((r) => r.value)).toContain('Referral');
   const searched = await get(`/report/breakdown?dim=pages&${period}&search=DOC&limit=5`);
@@ -100,6 +101,7 @@ export async function reportParameterErrors(h: DocumentedApp, site: string, view
     ['/report/retention?from=yesterday', 'from'],
     ['/report/vitals?to=tomorrow', 'to'],
     ['/report/crawlers?from=2026-13-01', 'from'],
+    ['/report/ai-search?f=colour:red', 'f'],
     ['/journey/short', 'visitor'],
     ['/report/breakdown?dim=colour', 'dim'],
     ['/report/breakdown?dim=channel&compare=previous', 'compare'],

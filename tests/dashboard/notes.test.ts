@@ -58,6 +58,32 @@ describe('notes on the chart', () => {
       });
       expect(hit.status, await hit.text()).toBe(202);
     }
+    // a visitor ChatGPT sent to the pricing page, and a guide its crawler read ten times
+    const sent = await fetch(`${d.footfall.url}/api/e`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+      body: JSON.stringify({
+        s: site,
+        k: 'pv',
+        u: 'http://notes.localhost/pricing',
+        r: 'https://chatgpt.com/',
+        v: 'asker-000001',
+      }),
+    });
+    expect(sent.status).toBe(202);
+    for (let i = 0; i < 10; i++) {
+      const hit = await fetch(`${d.footfall.url}/api/crawl`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-footfall-proxy-key': withKey.proxy_key },
+        body: JSON.stringify({
+          s: site,
+          u: 'http://notes.localhost/guide',
+          ua: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+          st: 200,
+        }),
+      });
+      expect(hit.status).toBe(202);
+    }
     // Web Vitals of that page view, as the tracker's vitals variant sends them
     for (const m of [
       { lcp: 1800, inp: 120, cls: 0.02, fcp: 900, ttfb: 300 },
@@ -191,12 +217,33 @@ describe('notes on the chart', () => {
     await page.goto(`/sites/${site}`);
     const robots = page.getByRole('region', { name: 'AI & search robots' });
     await robots.scrollIntoViewIfNeeded();
-    await expect.poll(() => robots.locator('.robot-kinds').textContent()).toContain('AI crawlers2');
+    await expect.poll(() => robots.locator('.robot-kinds').textContent()).toContain('AI crawlers12');
     expect(await robots.locator('.robot-kinds').textContent()).toContain('AI assistants1');
     expect(await robots.getByRole('rowheader', { name: /GPTBot/ }).count()).toBe(1);
     expect(await robots.getByRole('row', { name: '/docs 2' }).count()).toBe(1);
     expect(await accessibilityProblems(page)).toEqual([]);
     await robots.screenshot({ path: '.test-results/screens/robots-panel-1280-light.png' });
     await context.close();
+  }, 60_000);
+
+  it('shows the visitors AI assistants sent, and the page they read without credit', async () => {
+    for (const o of [{}, { width: 360, dark: true }]) {
+      const context = await personContext(d, o);
+      const page = await context.newPage();
+      await signIn(page);
+      await page.goto(`/sites/${site}`);
+      const panel = page.getByRole('region', { name: 'AI & search', exact: true });
+      await panel.scrollIntoViewIfNeeded();
+      await expect.poll(() => panel.locator('.robot-kinds').textContent()).toContain('Visitors sent by AI1');
+      expect(await panel.getByRole('row', { name: 'ChatGPT 1' }).count()).toBe(1);
+      // read ten times by GPTBot and never a first page: no credit; the pricing page got its visitor
+      expect(await panel.getByRole('row', { name: '/guide No credit 10 0' }).count()).toBe(1);
+      expect(await panel.getByRole('row', { name: '/pricing 0 1' }).count()).toBe(1);
+      expect(await accessibilityProblems(page)).toEqual([]);
+      await panel.screenshot({
+        path: `.test-results/screens/ai-search-panel-${o.width ?? 1280}-${o.dark ? 'dark' : 'light'}.png`,
+      });
+      await context.close();
+    }
   }, 60_000);
 });

@@ -138,6 +138,7 @@ describe('the MCP server over Streamable HTTP', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'get_ai_robots',
+      'get_ai_search',
       'get_breakdown',
       'get_live',
       'get_report',
@@ -220,6 +221,14 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(robots.data.totals.hits).toBe(1);
     expect(robots.data.robots).toEqual([{ robot: 'GPTBot', kind: 'ai_training', hits: 1 }]);
     expect(robots.summary).toContain('most by GPTBot');
+
+    const ai = await call(client, 'get_ai_search', { site: shop, from, to });
+    const aiApi = await api<Answer>(keyAll, `${base}/report/ai-search?from=${from}&to=${to}`);
+    expect(ai.data.visitors).toBe(aiApi.visitors);
+    expect(ai.data.reads).toBe(aiApi.reads);
+    expect(ai.data.reads).toBe(1);
+    expect(ai.data.pages).toEqual(aiApi.pages);
+    expect(ai.summary).toContain('AI robots read pages 1 times');
 
     const revenue = await call(client, 'get_revenue', { site: shop, from, to });
     expect(revenue.data.kpis.revenue).toBe(fromApi.kpis.revenue);

@@ -78,6 +78,7 @@ describe('modules', () => {
       ['retention', 'report/retention'],
       ['vitals', 'report/vitals'],
       ['crawlers', 'report/crawlers'],
+      ['crawlers', 'report/ai-search'],
     ] as const) {
       await modules({ [module]: false });
       expect((await h.call('GET', `/api/v1/sites/${site}/${path}`, { agent: owner })).status, module).toBe(

@@ -442,6 +442,55 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
       }),
   );
 
+  server.registerTool(
+    'get_ai_search',
+    {
+      title: 'AI & search',
+      description:
+        'What AI assistants do with the site in a period: the visitors they sent and from which assistant, the AI robots that read it, and per page how often AI robots read it against the visitors assistants sent there as first page. A page flagged "no_credit" was read at least 10 times and no visitor was sent to it. Filters apply to the visitors; only a "page:<path>" filter narrows the robot reads.',
+      inputSchema: period,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      answer(async () => {
+        const { query, site: s } = await periodQuery(input);
+        const r = (await get(`${siteBase(input.site)}/report/ai-search`, query)) as {
+          period: { from: string; to: string };
+          page: string | null;
+          visitors: number;
+          visits: number;
+          assistants: { value: string | null; visitors: number }[];
+          referrers: { value: string | null; visitors: number }[];
+          robots: { robot: string; kind: string; hits: number }[];
+          reads: number;
+          pages: { path: string; read: number; sent: number; flag: string | null }[];
+        };
+        const data = {
+          site: s.domain,
+          period: r.period,
+          page: r.page,
+          visitors: r.visitors,
+          visits: r.visits,
+          assistants: r.assistants.slice(0, 20),
+          referrers: r.referrers.slice(0, 20),
+          robots: r.robots.slice(0, 20),
+          reads: r.reads,
+          pages: r.pages.slice(0, 30),
+        };
+        const noCredit = r.pages.filter((p) => p.flag === 'no_credit');
+        const top = r.assistants[0];
+        const summary = `${s.domain}, ${r.period.from} to ${r.period.to}: AI assistants sent ${r.visitors} visitors${top ? ` (most from ${top.value ?? 'an unknown assistant'}, ${top.visitors})` : ''}; AI robots read pages ${r.reads} times${
+          noCredit.length > 0
+            ? `; ${noCredit.length} pages read often and never credited with a visitor (${noCredit
+                .slice(0, 3)
+                .map((p) => p.path)
+                .join(', ')})`
+            : ''
+        }.`;
+        return { summary, data };
+      }),
+  );
+
   server.registerResource(
     'sites',
     'footfall://sites',

@@ -4,6 +4,7 @@ import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { navigate, query } from '../router.ts';
+import { AiSearch } from './AiSearch.tsx';
 import { ComparePicker } from './ComparePicker.tsx';
 import { chartSeries, noteMarks } from './chart-data.ts';
 import { FilterChips } from './FilterChips.tsx';
@@ -165,6 +166,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
             <Heatmap scope={scope} />
             {site.modules.retention && <Retention scope={scope} />}
             {site.modules.vitals && <Vitals scope={scope} />}
+            {site.modules.crawlers && <AiSearch scope={scope} />}
             {site.modules.crawlers && <Robots scope={scope} />}
           </div>
         </div>

@@ -1,8 +1,7 @@
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, Spinner } from '../components/ui.tsx';
-import { useLoad } from '../components/use-load.ts';
-import { useVisible } from '../components/use-visible.ts';
-import { dataKey, periodQuery, type Scope } from './scope.ts';
+import { periodQuery, type Scope } from './scope.ts';
+import { useWhenSeen } from './when-seen.ts';
 
 const KINDS = [
   { id: 'ai_assistant', name: 'AI assistants', hint: 'fetched for a person asking an assistant' },
@@ -16,18 +15,13 @@ const KINDS = [
  * as robots. Loads when scrolled to.
  */
 export function Robots({ scope }: { scope: Scope }) {
-  const [ref, seen] = useVisible<HTMLElement>();
-  const data = useLoad(
-    (signal) =>
-      seen
-        ? unwrap(
-            api.GET('/api/v1/sites/{site}/report/crawlers', {
-              signal,
-              params: { path: { site: scope.site.id }, query: periodQuery(scope) },
-            }),
-          )
-        : Promise.resolve(undefined),
-    [dataKey(scope), seen],
+  const [ref, data] = useWhenSeen(scope, (signal) =>
+    unwrap(
+      api.GET('/api/v1/sites/{site}/report/crawlers', {
+        signal,
+        params: { path: { site: scope.site.id }, query: periodQuery(scope) },
+      }),
+    ),
   );
   const r = data.data;
   const busiest = r ? Math.max(1, ...r.chart.map((d) => d.ai_assistant + d.ai_training + d.search)) : 1;

@@ -18,7 +18,7 @@ import {
   str,
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
-import { readVitals } from './vitals.ts';
+import { readAssistants, readVitals } from './vitals.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
   /** the clock for right-now numbers (tests pin it) */
@@ -105,6 +105,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
     retention: (q) => readRetention(db, q, { signal: q.signal }),
     vitals: (q) => readVitals(db, q, { signal: q.signal }),
+    assistants: (q) => readAssistants(db, q, { signal: q.signal }),
     now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),
     recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now(), live(q)),
     journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50, live(q)),

@@ -3,7 +3,7 @@ import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
-import type { VitalsReport } from './vitals.ts';
+import type { AssistantRow, VitalsReport } from './vitals.ts';
 
 /**
  * The analytics engine behind the query service: the only thing the tailer and the API call.
@@ -44,6 +44,8 @@ export interface Engine {
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
   /** Web Vitals of the period: percentiles and shares per metric, p75s per page, device and day. */
   vitals(q: PeriodQuery & ReadControl): Promise<VitalsReport>;
+  /** Visits AI assistants sent in the period (filters applied), per assistant. */
+  assistants(q: PeriodQuery & ReadControl & { limit: number }): Promise<AssistantRow[]>;
   /** The live reads never wait behind a period read. */
   now(q: { site: string; limit?: number } & ReadControl): Promise<NowNumbers>;
   recentEvents(q: { site: string; limit: number } & ReadControl): Promise<LiveEvent[]>;

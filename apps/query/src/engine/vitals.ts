@@ -144,3 +144,43 @@ export async function readVitals(db: DuckDb, q: PeriodQuery, options: ReadOption
     })),
   };
 }
+
+/** Visits an AI assistant sent, per assistant. */
+export interface AssistantRow {
+  value: string | null;
+  visitors: number;
+  visits: number;
+}
+
+/**
+ * The visits of the `AI Assistant` channel that started in the period and match the filters, per
+ * assistant (ChatGPT, Perplexity...: the name the gateway recognised), most visitors first.
+ */
+export async function readAssistants(
+  db: DuckDb,
+  q: PeriodQuery & { limit: number },
+  options: ReadOptions,
+): Promise<AssistantRow[]> {
+  const plan = parseTimePlan(
+    q.timeZone,
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
+  );
+  const p = new Params();
+  const site = p.add(q.site);
+  const start = p.add(instant(plan.startMs));
+  const end = p.add(instant(plan.endMs));
+  const where = filterSql(q.filters, q.site, { start, end }, p);
+  const rows = await db.read(
+    p.query(`SELECT assistant AS value, count(DISTINCT visitor_key) AS visitors, count(*) AS visits
+      FROM sessions
+      WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
+        AND channel = 'AI Assistant' AND ${where}
+      GROUP BY assistant ORDER BY visitors DESC, visits DESC, value NULLS LAST LIMIT ${p.add(q.limit)}`),
+    options,
+  );
+  return rows.map((r) => ({
+    value: r['value'] === null ? null : String(r['value']),
+    visitors: Number(r['visitors']),
+    visits: Number(r['visits']),
+  }));
+}

@@ -3,6 +3,7 @@ import { AppError } from '@footfall/http';
 import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { aiSearchReport } from '../ai-search.ts';
 import type { Analytics } from '../analytics.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
@@ -166,6 +167,11 @@ export function reportRoutes(
       requireModule(c.get('site'), 'crawlers');
       const q = periodQuery(c);
       return c.json(await reads.run(c, () => crawlerReport(a.engine, q)));
+    })
+    .get('/sites/:site/report/ai-search', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'crawlers');
+      const q = periodQuery(c);
+      return c.json(await reads.run(c, (signal) => aiSearchReport(a.engine, { ...q, signal })));
     })
     .get('/sites/:site/report/vitals', siteRead(), async (c) => {
       requireModule(c.get('site'), 'vitals');
