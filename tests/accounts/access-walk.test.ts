@@ -71,12 +71,16 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
+  'GET /api/v1/sites/:site/goals': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',
   'POST /api/v1/sites/:site/annotations': 'owner',
   'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
   'DELETE /api/v1/sites/:site/annotations/:id': 'owner',
+  'POST /api/v1/sites/:site/goals': 'owner',
+  'PATCH /api/v1/sites/:site/goals/:id': 'owner',
+  'DELETE /api/v1/sites/:site/goals/:id': 'owner',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -104,6 +108,8 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/data-requests/erase': { email: 'payer@example.com' },
   'POST /api/v1/sites/:site/annotations': { date: '2026-11-20', text: 'walk' },
   'PATCH /api/v1/sites/:site/annotations/:id': { text: 'walk' },
+  'POST /api/v1/sites/:site/goals': { name: 'walk', kind: 'page', match: '/walk' },
+  'PATCH /api/v1/sites/:site/goals/:id': { name: 'walk' },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */

@@ -25,6 +25,7 @@ describe('modules', () => {
     const read = await h.call('GET', `/api/v1/sites/${site}`, { agent: owner });
     expect(((await read.json()) as { site: { modules: unknown } }).site.modules).toEqual({
       notes: true,
+      goals: true,
       revenue: true,
       retention: true,
       vitals: true,
@@ -33,13 +34,14 @@ describe('modules', () => {
     const off = await modules({ retention: false });
     expect(((await off.json()) as { site: { modules: unknown } }).site.modules).toEqual({
       notes: true,
+      goals: true,
       revenue: true,
       retention: false,
       vitals: true,
       crawlers: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {
-      body: { modules: { goals: false } },
+      body: { modules: { funnels: false } },
       agent: owner,
     });
     expect(bad.status).toBe(400);

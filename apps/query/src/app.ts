@@ -9,6 +9,7 @@ import { mountMetrics, queryMetrics } from './metrics.ts';
 import { accountRoutes } from './routes/account.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { paymentRoutes } from './routes/payments.ts';
@@ -55,6 +56,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteReadRoutes(deps));
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/api/v1', annotationRoutes(deps));
+  app.route('/api/v1', goalRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

@@ -1,4 +1,5 @@
 import type { BreakdownRow, EventRow, Metrics, PageRow, Report } from './engine/index.ts';
+import type { GoalAnswer } from './goals.ts';
 import type { RevenueSummary } from './revenue.ts';
 
 /** Columns of `export.csv` (the spec's CSV table); REVENUE_COLUMNS join once a site has payments. */
@@ -69,12 +70,15 @@ function line(dimension: string, value: string | null, m: CsvMetrics, revenue: R
 
 /**
  * The report as one long table: the total first (and the compared period's total when comparing),
- * then the chart one bucket at a time, then every breakdown with at most 1000 rows each.
+ * then the chart one bucket at a time, then every breakdown with at most 1000 rows each, then
+ * the goals (their conversions in the `pageviews` column, as events' counts are).
  * `bounce_rate` is a percentage with one decimal. With revenue (a site with a payment connection),
  * `revenue` is in the site's currency in major units (`49.00`), `currency` names it, and rows
  * that have no revenue (pages, events) leave the three empty.
  */
-export function reportCsv(report: Report & { revenue?: RevenueSummary | null }): string {
+export function reportCsv(
+  report: Report & { revenue?: RevenueSummary | null; goals?: GoalAnswer[] | null },
+): string {
   const revenue = report.revenue ?? null;
   const rows: string[] = [[...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : [])].join(',')];
   const line_ = (dimension: string, value: string | null, m: CsvMetrics) =>
@@ -93,6 +97,10 @@ export function reportCsv(report: Report & { revenue?: RevenueSummary | null }):
     rows.push(
       line_('event', row.value, { visitors: row.visitors, visits: row.visits, pageviews: row.events }),
     );
+  }
+  // goals last (spec, CSV export table): the pageviews column holds the conversions
+  for (const g of report.goals ?? []) {
+    rows.push(line_('goal', g.name, { visitors: g.visitors, visits: g.visits, pageviews: g.conversions }));
   }
   return `${rows.join('\r\n')}\r\n`;
 }

@@ -32,6 +32,16 @@ export {
 } from './consent-bar.ts';
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { replaceDurably } from './durable-file.ts';
+export {
+  createGoal,
+  deleteGoal,
+  GOALS_PER_SITE_MAX,
+  type Goal,
+  type GoalInput,
+  getGoal,
+  listGoals,
+  updateGoal,
+} from './goals.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {
   BeforeUpgradeError,

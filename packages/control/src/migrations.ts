@@ -275,5 +275,27 @@ const V8: ControlMigration = {
   sql: `ALTER TABLE sites ADD COLUMN modules_off TEXT NOT NULL DEFAULT '[]';`,
 };
 
+const V9: ControlMigration = {
+  version: 9,
+  name: 'goals of a site',
+  // a goal is reached by a pageview whose path matches `match` (with * wildcards), or by a custom
+  // event named `match`, optionally with the property prop_key equal to prop_value
+  sql: `
+    CREATE TABLE goals (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      name TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('page', 'event')),
+      match TEXT NOT NULL,
+      prop_key TEXT,
+      prop_value TEXT,
+      created_at INTEGER NOT NULL,
+      CHECK ((prop_key IS NULL) = (prop_value IS NULL)),
+      CHECK (kind = 'event' OR prop_key IS NULL)
+    ) STRICT;
+    CREATE INDEX goals_site ON goals(site_id, created_at);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9];

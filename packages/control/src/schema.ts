@@ -21,6 +21,7 @@ export interface ControlSchema {
   site_access: { person_id: string; site_id: string };
   api_key_sites: { key_id: string; site_id: string };
   annotations: AnnotationsTable;
+  goals: GoalsTable;
   site_layout: { id: number; layout: string; updated_at: number };
   site_deletions: { site_id: string; requested_at: number };
   daily_salts: { day: string; salt: Buffer };
@@ -80,6 +81,18 @@ export interface SitesTable {
   consent_foreground: string | null;
   /** JSON list of the modules switched off (sites.ts MODULES) */
   modules_off: string;
+}
+
+export interface GoalsTable {
+  id: string;
+  site_id: string;
+  name: string;
+  kind: 'page' | 'event';
+  /** a path pattern (`*` matches any characters) or a custom event's name */
+  match: string;
+  prop_key: string | null;
+  prop_value: string | null;
+  created_at: number;
 }
 
 export interface AnnotationsTable {

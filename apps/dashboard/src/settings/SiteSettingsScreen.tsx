@@ -7,6 +7,7 @@ import { navigate } from '../router.ts';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
+import { GoalSettings } from './GoalSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
 
 const formOf = (s: Schema<'Site'>): SiteForm => ({
@@ -59,6 +60,7 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
 type ModuleName = keyof Schema<'SiteModules'>;
 const MODULES: { id: ModuleName; name: string; what: string }[] = [
   { id: 'notes', name: 'Notes', what: 'notes on the chart' },
+  { id: 'goals', name: 'Goals', what: 'goals, their conversions in the report and their settings' },
   {
     id: 'revenue',
     name: 'Revenue',
@@ -201,6 +203,12 @@ export function SiteSettingsScreen(props: { site: string }) {
         <h2 id="modules">Modules</h2>
         <ModuleSettings site={current} onSaved={setSite} />
       </section>
+      {current.modules.goals && (
+        <section class="section card" aria-labelledby="goals-heading" id="goals">
+          <h2 id="goals-heading">Goals</h2>
+          <GoalSettings site={current.id} />
+        </section>
+      )}
       {current.modules.revenue && (
         <section class="section card" aria-labelledby="payments">
           <h2 id="payments">Payments</h2>

@@ -4,10 +4,12 @@ import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { navigate, query } from '../router.ts';
+import { isOwner } from '../session.ts';
 import { AiSearch } from './AiSearch.tsx';
 import { ComparePicker } from './ComparePicker.tsx';
 import { chartSeries, noteMarks } from './chart-data.ts';
 import { FilterChips } from './FilterChips.tsx';
+import { Goals } from './Goals.tsx';
 import { Heatmap } from './Heatmap.tsx';
 import { MainChart } from './MainChart.tsx';
 import { formatMetric, METRIC_LABELS } from './metrics.ts';
@@ -163,6 +165,12 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
                 currency={currency}
               />
             ))}
+            {data.goals && (
+              <Goals
+                goals={data.goals}
+                settings={isOwner.value ? `/sites/${site.id}/settings#goals` : null}
+              />
+            )}
             <Heatmap scope={scope} />
             {site.modules.retention && <Retention scope={scope} />}
             {site.modules.vitals && <Vitals scope={scope} />}

@@ -1,5 +1,6 @@
 import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
+import type { GoalCount, GoalMatch } from './goals-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
@@ -44,6 +45,8 @@ export interface Engine {
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
   /** Web Vitals of the period: percentiles and shares per metric, p75s per page, device and day. */
   vitals(q: PeriodQuery & ReadControl): Promise<VitalsReport>;
+  /** Each goal's converting visitors, visits and events in the period (filters applied). */
+  goals(q: PeriodQuery & ReadControl & { goals: readonly GoalMatch[] }): Promise<GoalCount[]>;
   /** Visits AI assistants sent in the period (filters applied), per assistant. */
   assistants(q: PeriodQuery & ReadControl & { limit: number }): Promise<AssistantRow[]>;
   /** The live reads never wait behind a period read. */

@@ -3,6 +3,7 @@ import { AppError } from '@footfall/http';
 
 const NAMES: Record<ModuleName, string> = {
   notes: 'notes',
+  goals: 'goals',
   revenue: 'revenue',
   retention: 'retention',
   vitals: 'vitals',

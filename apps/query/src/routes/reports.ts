@@ -15,6 +15,7 @@ import {
   ReportParamError,
   type ReportParams,
 } from '../engine/index.ts';
+import { reportGoals } from '../goals.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
@@ -81,7 +82,20 @@ export function reportRoutes(
     query: RawReportQuery,
   ) => {
     const options = revenueOptions(query);
-    const analytics = await report(c, site, p);
+    const counted = await report(c, site, p);
+    const goals = sources
+      ? await reads.run(c, (signal) =>
+          reportGoals(sources.control, a.engine, {
+            site,
+            timeZone: engineZone(site),
+            period: p.period,
+            filters: p.filters,
+            visitors: counted.kpis.visitors,
+            signal,
+          }),
+        )
+      : null;
+    const analytics = { ...counted, goals };
     // revenue is shown once the site has a payment connection, and while its module is on
     if (!sources || !site.modules.revenue || !hasConnections(sources.control, site.id)) {
       return { ...analytics, revenue: null };

@@ -1,0 +1,59 @@
+import type { Schema } from '../api/client.ts';
+import { compact, Link } from '../components/ui.tsx';
+
+const percent = (n: number) => `${(n * 100).toFixed(n >= 0.1 || n === 0 ? 0 : 1)}%`;
+
+/**
+ * The report's goals: per goal the visitors who reached it, their share of the period's visitors
+ * and the conversions, for the period and filters. Without goals, owners get a link to define one.
+ */
+export function Goals(props: { goals: Schema<'ReportGoal'>[]; settings: string | null }) {
+  return (
+    <section class="panel card goals" aria-labelledby="goals-title">
+      <div class="panel-head">
+        <h2 id="goals-title">Goals</h2>
+        {props.settings && (
+          <Link class="small" href={props.settings}>
+            Set goals
+          </Link>
+        )}
+      </div>
+      {props.goals.length === 0 ? (
+        <p class="empty muted">
+          No goal yet: a goal is a page (such as /thanks) or a custom event (such as Signup) that counts as a
+          conversion.
+        </p>
+      ) : (
+        <table class="data">
+          <caption class="visually-hidden">
+            Goals: visitors who reached each, their share, and conversions
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Goal</th>
+              <th scope="col" class="num">
+                Visitors
+              </th>
+              <th scope="col" class="num">
+                Rate
+              </th>
+              <th scope="col" class="num">
+                Conversions
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.goals.map((g) => (
+              <tr key={g.id}>
+                <th scope="row">{g.name}</th>
+                <td class="num">{compact(g.visitors)}</td>
+                <td class="num">{percent(g.conversion_rate)}</td>
+                <td class="num">{compact(g.conversions)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
