@@ -75,6 +75,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',
+  'GET /api/v1/sites/:site/report/goal-props': 'viewer',
   'POST /api/v1/sites/:site/annotations': 'owner',
   'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
   'DELETE /api/v1/sites/:site/annotations/:id': 'owner',
@@ -115,6 +116,7 @@ const BODIES: Record<string, unknown> = {
 /** Query strings of reads that need one; refusals must come from access, not from validation. */
 const QUERIES: Record<string, string> = {
   'GET /api/v1/sites/:site/report/breakdown': '?dim=channel',
+  'GET /api/v1/sites/:site/report/goal-props': '?goal=walked',
 };
 
 type Caller = 'viewer' | 'api key' | 'owner of another instance' | 'no credential';
@@ -186,6 +188,10 @@ beforeAll(async () => {
       agent: owner,
     })
   ).json()) as { id: string };
+  await h.call('POST', `/api/v1/sites/${site.site.id}/goals`, {
+    body: { name: 'walked', kind: 'event', match: 'Walk' },
+    agent: owner,
+  });
   ids = {
     site: site.site.id,
     owner: ownerRow.id,

@@ -121,8 +121,9 @@ export function expectedReport(all: readonly Visit[], q: ModelQuery) {
     breakdowns: breakdowns(visits, q),
     daily: q.daily ? daily : null,
     // the scripted sites have no payment connection (revenue has its own accuracy test:
-    // apps/query/src/revenue.test.ts)
+    // apps/query/src/revenue.test.ts) and no goals (tests/reports/goals.test.ts)
     revenue: null,
+    goals: [],
   };
 }
 

@@ -74,6 +74,10 @@ describe('goals in the dashboard', () => {
       .poll(() => panel.getByRole('row', { name: 'Thank-you page 1 25% 1' }).count(), { timeout: 15_000 })
       .toBe(1);
     expect(await panel.getByRole('row', { name: 'Signed up 1 25% 1' }).count()).toBe(1);
+    // a goal's name filters the report to the visits that reached it
+    await panel.getByRole('link', { name: 'Signed up' }).click();
+    await page.getByRole('link', { name: 'Remove the filter Goal is Signed up' }).waitFor();
+    await expect.poll(() => panel.getByRole('row', { name: 'Signed up 1 100% 1' }).count()).toBe(1);
     expect(await accessibilityProblems(page)).toEqual([]);
     await panel.screenshot({ path: '.test-results/screens/goals-panel-1280-light.png' });
     await context.close();

@@ -153,6 +153,37 @@ describe('goals', () => {
     ]);
   });
 
+  it("breaks a goal down by its events' properties, and filters the report by a goal or a property", async () => {
+    const res = await h.call(
+      'GET',
+      `/api/v1/sites/${site}/report/goal-props?goal=${encodeURIComponent('Signed up')}&from=${DAY}&to=${DAY}`,
+      { agent: viewer },
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { goal: { name: string }; properties: unknown };
+    expect(body.goal.name).toBe('Signed up');
+    expect(body.properties).toEqual([
+      {
+        key: 'plan',
+        values: [
+          { value: 'free', visitors: 1, conversions: 1 },
+          { value: 'pro', visitors: 1, conversions: 1 },
+        ],
+      },
+    ]);
+    expect((await loadContract()).validate('#/components/schemas/GoalProps', body)).toEqual([]);
+    const pro = await report(viewer, `&f=${encodeURIComponent('goal:Signed up for Pro')}`);
+    expect(pro.kpis.visitors).toBe(1);
+    expect(pro.goals?.map((g) => g.conversion_rate)).toEqual([1, 1, 1]);
+    const free = await report(viewer, `&f=${encodeURIComponent('prop:plan:free')}`);
+    expect(free.kpis.visitors).toBe(1);
+    const unknown = await h.call('GET', `/api/v1/sites/${site}/report?from=${DAY}&to=${DAY}&f=goal:Nope`, {
+      agent: viewer,
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ field: 'f' });
+  });
+
   it('changes and deletes a goal; with the module off the routes answer 404 and the report has no goals', async () => {
     const [first] = (
       (await (await h.call('GET', goals(), { agent: owner })).json()) as { goals: { id: string }[] }

@@ -1,4 +1,5 @@
-import { type ControlDb, listGoals, type Site } from '@footfall/control';
+import { type ControlDb, listGoals, listGoalsNow, type Site } from '@footfall/control';
+import { AppError } from '@footfall/http';
 import type { Engine, Filter, Period } from './engine/index.ts';
 
 /** One goal in the report: what it is, and its conversions among the period's visits. */
@@ -56,5 +57,24 @@ export async function reportGoals(
       ...c,
       conversion_rate: q.visitors === 0 ? 0 : c.visitors / q.visitors,
     };
+  });
+}
+
+/**
+ * A report's `goal:<name>` filters with their goals attached, found by name among the site's
+ * goals; a name that is no goal of the site (or the goals module off) is a 400 naming `f`.
+ */
+export function resolveGoalFilters(control: ControlDb | undefined, site: Site, filters: Filter[]): Filter[] {
+  if (!filters.some((f) => f.dim === 'goal')) return filters;
+  if (!control || !site.modules.goals) {
+    throw new AppError('invalid_parameter', 'f: the goals module is off for this site', { field: 'f' });
+  }
+  const goals = listGoalsNow(control, site.id);
+  return filters.map((f) => {
+    if (f.dim !== 'goal') return f;
+    const goal = goals.find((g) => g.name === f.value);
+    if (!goal)
+      throw new AppError('invalid_parameter', `f: the site has no goal named ${f.value}`, { field: 'f' });
+    return { ...f, goal: { kind: goal.kind, match: goal.match, prop: goal.prop } };
   });
 }

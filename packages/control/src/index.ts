@@ -40,6 +40,7 @@ export {
   type GoalInput,
   getGoal,
   listGoals,
+  listGoalsNow,
   updateGoal,
 } from './goals.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';

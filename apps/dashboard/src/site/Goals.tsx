@@ -5,9 +5,15 @@ const percent = (n: number) => `${(n * 100).toFixed(n >= 0.1 || n === 0 ? 0 : 1)
 
 /**
  * The report's goals: per goal the visitors who reached it, their share of the period's visitors
- * and the conversions, for the period and filters. Without goals, owners get a link to define one.
+ * and the conversions, for the period and filters; a goal's name filters the report to the visits
+ * that reached it. Without goals, owners get a link to define one.
  */
-export function Goals(props: { goals: Schema<'ReportGoal'>[]; settings: string | null }) {
+export function Goals(props: {
+  goals: Schema<'ReportGoal'>[];
+  settings: string | null;
+  /** the report filtered to the visits that reached a goal */
+  hrefFor: (name: string) => string;
+}) {
   return (
     <section class="panel card goals" aria-labelledby="goals-title">
       <div class="panel-head">
@@ -45,7 +51,11 @@ export function Goals(props: { goals: Schema<'ReportGoal'>[]; settings: string |
           <tbody>
             {props.goals.map((g) => (
               <tr key={g.id}>
-                <th scope="row">{g.name}</th>
+                <th scope="row">
+                  <Link href={props.hrefFor(g.name)} title={`Only the visits that reached ${g.name}`}>
+                    {g.name}
+                  </Link>
+                </th>
                 <td class="num">{compact(g.visitors)}</td>
                 <td class="num">{percent(g.conversion_rate)}</td>
                 <td class="num">{compact(g.conversions)}</td>

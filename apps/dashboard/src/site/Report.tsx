@@ -1,16 +1,13 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, type Schema, unwrap, urlFor } from '../api/client.ts';
+import { lazyScreen } from '../components/lazy.tsx';
 import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { navigate, query } from '../router.ts';
-import { isOwner } from '../session.ts';
-import { AiSearch } from './AiSearch.tsx';
 import { ComparePicker } from './ComparePicker.tsx';
 import { chartSeries, noteMarks } from './chart-data.ts';
 import { FilterChips } from './FilterChips.tsx';
-import { Goals } from './Goals.tsx';
-import { Heatmap } from './Heatmap.tsx';
 import { MainChart } from './MainChart.tsx';
 import { formatMetric, METRIC_LABELS } from './metrics.ts';
 import { chooseMode } from './mode.ts';
@@ -21,17 +18,20 @@ import { PeriodPicker } from './PeriodPicker.tsx';
 import { tabOf, visiblePanels } from './panels.ts';
 import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
 import { RangeForm } from './RangeForm.tsx';
-import { Retention } from './Retention.tsx';
-import { Robots } from './Robots.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
 import { TopStats } from './TopStats.tsx';
-import { Vitals } from './Vitals.tsx';
 import { readView, withPeriod } from './view.ts';
 
 /**
  * A site's report: the view comes from the URL; one report request answers the top stats, the
  * chart and every panel's first tab; heatmap and retention load when scrolled to.
  */
+/** The panels under the breakdowns, loaded after the first view (BelowFold.tsx). */
+const BelowFold = lazyScreen<{ scope: Scope; goals: Schema<'ReportGoal'>[] | null }>(
+  () => import('./BelowFold.tsx'),
+  'BelowFold',
+);
+
 export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined }) {
   const { site } = props;
   const view = readView(query.value);
@@ -165,17 +165,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
                 currency={currency}
               />
             ))}
-            {data.goals && (
-              <Goals
-                goals={data.goals}
-                settings={isOwner.value ? `/sites/${site.id}/settings#goals` : null}
-              />
-            )}
-            <Heatmap scope={scope} />
-            {site.modules.retention && <Retention scope={scope} />}
-            {site.modules.vitals && <Vitals scope={scope} />}
-            {site.modules.crawlers && <AiSearch scope={scope} />}
-            {site.modules.crawlers && <Robots scope={scope} />}
+            <BelowFold scope={scope} goals={data.goals} />
           </div>
         </div>
       )}

@@ -108,6 +108,8 @@ export function tabOf(dim: string | undefined): Tab | undefined {
 
 /** The name a filter's dimension is shown with in its chip. */
 export function filterLabel(dimension: string): string {
+  if (dimension === 'goal') return 'Goal';
+  if (dimension === 'prop') return 'Property';
   for (const panel of PANELS) for (const t of panel.tabs) if (t.filter === dimension) return t.column;
   return dimension;
 }

@@ -97,6 +97,7 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',
+  'GET /api/v1/sites/:site/report/goal-props': 'viewer',
   'POST /api/v1/sites/:site/annotations': 'owner',
   'PATCH /api/v1/sites/:site/annotations/:id': 'owner',
   'DELETE /api/v1/sites/:site/annotations/:id': 'owner',

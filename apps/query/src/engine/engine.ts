@@ -1,6 +1,6 @@
 import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
-import type { GoalCount, GoalMatch } from './goals-sql.ts';
+import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
@@ -47,6 +47,8 @@ export interface Engine {
   vitals(q: PeriodQuery & ReadControl): Promise<VitalsReport>;
   /** Each goal's converting visitors, visits and events in the period (filters applied). */
   goals(q: PeriodQuery & ReadControl & { goals: readonly GoalMatch[] }): Promise<GoalCount[]>;
+  /** One event goal's events by each of their properties' values (filters applied). */
+  goalProperties(q: PeriodQuery & ReadControl & { goal: GoalMatch }): Promise<GoalProperty[]>;
   /** Visits AI assistants sent in the period (filters applied), per assistant. */
   assistants(q: PeriodQuery & ReadControl & { limit: number }): Promise<AssistantRow[]>;
   /** The live reads never wait behind a period read. */

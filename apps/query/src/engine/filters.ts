@@ -1,3 +1,4 @@
+import type { GoalMatch } from './goals-sql.ts';
 import type { Filter, VisitDimension } from './report-params.ts';
 import type { Params } from './sql-params.ts';
 
@@ -40,6 +41,11 @@ export function filterSql(
   p: Params,
 ): string {
   const parts = filters.map((filter) => {
+    if (filter.dim === 'prop' || filter.dim === 'goal') {
+      const match = filter.dim === 'prop' ? propCondition(filter.value ?? '', p) : goalCondition(filter, p);
+      return `session_id IN (SELECT session_id FROM events WHERE site = ${p.add(site)} AND ${match}
+        AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end})`;
+    }
     if (filter.dim === 'page' || filter.dim === 'event') {
       const kind = filter.dim === 'page' ? "kind = 'pv' AND path" : "kind = 'ev' AND name";
       const match = filter.value === null ? `${kind} IS NULL` : `${kind} = ${p.add(filter.value)}`;
@@ -51,3 +57,33 @@ export function filterSql(
   });
   return parts.length === 0 ? 'TRUE' : parts.join(' AND ');
 }
+
+/** A JSON path naming one top-level key, whatever characters it holds. */
+export const keyPath = (key: string) => `$."${key.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** `key:value` of a `prop` filter: a custom event whose property `key` is `value` (as text). */
+function propCondition(value: string, p: Params): string {
+  const colon = value.indexOf(':');
+  const key = value.slice(0, colon);
+  return `kind = 'ev' AND json_extract_string(props, ${p.add(keyPath(key))}) = ${p.add(value.slice(colon + 1))}`;
+}
+
+/** The events that reach a goal (packages/control/src/goals.ts), as conditions on `events`. */
+export function goalMatchSql(goal: GoalMatch, p: Params, alias = ''): string {
+  const c = (column: string) => `${alias}${column}`;
+  if (goal.kind === 'page')
+    return `${c('kind')} = 'pv' AND ${c('path')} LIKE ${p.add(likePattern(goal.match))} ESCAPE '\\'`;
+  const prop = goal.prop
+    ? ` AND json_extract_string(${c('props')}, ${p.add(keyPath(goal.prop.key))}) = ${p.add(goal.prop.value)}`
+    : '';
+  return `${c('kind')} = 'ev' AND ${c('name')} = ${p.add(goal.match)}${prop}`;
+}
+
+function goalCondition(filter: Filter, p: Params): string {
+  if (!filter.goal) throw new Error(`the goal filter ${filter.value} was not resolved to a goal`);
+  return goalMatchSql(filter.goal, p);
+}
+
+/** A path pattern as SQL LIKE: `*` is any run of characters; `%`, `_` and `\` are themselves. */
+export const likePattern = (pattern: string) =>
+  pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');

@@ -1,6 +1,6 @@
 import type { DuckDb, ReadOptions } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
-import { filterSql } from './filters.ts';
+import { filterSql, goalMatchSql } from './filters.ts';
 import { Params } from './sql-params.ts';
 import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
 
@@ -18,13 +18,6 @@ export interface GoalCount {
   visits: number;
   conversions: number;
 }
-
-/** A path pattern as SQL LIKE: `*` is any run of characters; `%`, `_` and `\` are themselves. */
-export const likePattern = (pattern: string) =>
-  pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
-
-/** A JSON path naming one top-level key, whatever characters it holds. */
-const keyPath = (key: string) => `$."${key.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
 /**
  * Each goal's conversions among the visits that started in the period and match the filters: the
@@ -46,17 +39,9 @@ export async function readGoals(
   const start = p.add(instant(plan.startMs));
   const end = p.add(instant(plan.endMs));
   const where = filterSql(q.filters, q.site, { start, end }, p);
-  const cases = q.goals.map((g, i) => {
-    const condition =
-      g.kind === 'page'
-        ? `e.kind = 'pv' AND e.path LIKE ${p.add(likePattern(g.match))} ESCAPE '\\'`
-        : `e.kind = 'ev' AND e.name = ${p.add(g.match)}${
-            g.prop
-              ? ` AND json_extract_string(e.props, ${p.add(keyPath(g.prop.key))}) = ${p.add(g.prop.value)}`
-              : ''
-          }`;
-    return `SELECT ${i} AS goal, e.visitor_key, e.session_id FROM ev e WHERE ${condition}`;
-  });
+  const cases = q.goals.map(
+    (g, i) => `SELECT ${i} AS goal, e.visitor_key, e.session_id FROM ev e WHERE ${goalMatchSql(g, p, 'e.')}`,
+  );
   const rows = await db.read(
     p.query(`WITH vis AS (
         SELECT session_id FROM sessions
@@ -80,4 +65,75 @@ export async function readGoals(
     };
   }
   return counts;
+}
+
+/** One property of a goal's events: its values, each with the visitors and events that had it. */
+export interface GoalProperty {
+  key: string;
+  values: { value: string | null; visitors: number; conversions: number }[];
+}
+
+/** Most properties, and values of one property, that goal-props lists. */
+const PROPERTY_KEYS = 30;
+const PROPERTY_VALUES = 100;
+
+/**
+ * A goal's events broken down by each of their properties (`report/goal-props`): per property key,
+ * its values with the distinct visitors and the events that carried them, among the visits that
+ * started in the period and match the filters. A page goal's pageviews have no properties.
+ */
+export async function readGoalProperties(
+  db: DuckDb,
+  q: PeriodQuery & { goal: GoalMatch },
+  options: ReadOptions,
+): Promise<GoalProperty[]> {
+  if (q.goal.kind !== 'event') return [];
+  const plan = parseTimePlan(
+    q.timeZone,
+    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
+  );
+  const p = new Params();
+  const site = p.add(q.site);
+  const start = p.add(instant(plan.startMs));
+  const end = p.add(instant(plan.endMs));
+  const where = filterSql(q.filters, q.site, { start, end }, p);
+  const rows = await db.read(
+    p.query(`WITH vis AS (
+        SELECT session_id FROM sessions
+        WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}
+      ), ev AS (
+        SELECT visitor_key, props FROM events
+        WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end}
+          AND session_id IN (SELECT session_id FROM vis) AND props IS NOT NULL AND ${goalMatchSql(q.goal, p)}
+      ), kv AS (
+        SELECT k AS key, visitor_key,
+          json_extract_string(props, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"') AS value
+        FROM ev, unnest(json_keys(props)) AS t(k)
+      ), counted AS (
+        SELECT key, value, count(DISTINCT visitor_key) AS visitors, count(*) AS conversions FROM kv GROUP BY key, value
+      ), ranked AS (
+        SELECT *, row_number() OVER (PARTITION BY key ORDER BY visitors DESC, conversions DESC, value) AS n,
+          dense_rank() OVER (ORDER BY key) AS k
+        FROM counted
+      )
+      SELECT key, value, visitors, conversions FROM ranked
+      WHERE n <= ${PROPERTY_VALUES} AND k <= ${PROPERTY_KEYS}
+      ORDER BY key, n`),
+    options,
+  );
+  const out = new Map<string, GoalProperty>();
+  for (const r of rows) {
+    const key = String(r['key']);
+    let entry = out.get(key);
+    if (!entry) {
+      entry = { key, values: [] };
+      out.set(key, entry);
+    }
+    entry.values.push({
+      value: r['value'] === null ? null : String(r['value']),
+      visitors: Number(r['visitors']),
+      conversions: Number(r['conversions']),
+    });
+  }
+  return [...out.values()];
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import type { Engine } from './engine.ts';
-import { likePattern } from './goals-sql.ts';
+import { likePattern } from './filters.ts';
 import { ev, onStream } from './test-fixtures.ts';
 
 let engine: Engine;
@@ -59,5 +59,78 @@ describe('goals', () => {
     const mobile = await engine.goals({ ...q, filters: [{ dim: 'device', value: 'mobile' }], goals });
     expect(mobile.map((g) => g.conversions)).toEqual([0, 2, 0, 0, 0]);
     expect(await engine.goals({ ...q, filters: [], goals: [] })).toEqual([]);
+  });
+
+  it("breaks an event goal down by its properties' values, and filters visits by a property or a goal", async () => {
+    engine = await createDuckDbEngine({ path: ':memory:', threads: 2, memoryLimit: '256MB' });
+    await engine.applyBatch({
+      records: onStream('a', [
+        ev('2026-03-02T10:00:00Z', { visitor: 'visitor-a', path: '/' }),
+        ev('2026-03-02T10:01:00Z', {
+          visitor: 'visitor-a',
+          kind: 'ev',
+          name: 'Signup',
+          props: { plan: 'pro', seats: 3 },
+        }),
+        ev('2026-03-02T11:00:00Z', { visitor: 'visitor-b', path: '/pricing' }),
+        ev('2026-03-02T11:01:00Z', {
+          visitor: 'visitor-b',
+          kind: 'ev',
+          name: 'Signup',
+          props: { plan: 'free' },
+        }),
+        ev('2026-03-02T12:00:00Z', { visitor: 'visitor-c', path: '/pricing' }),
+        ev('2026-03-02T12:01:00Z', {
+          visitor: 'visitor-c',
+          kind: 'ev',
+          name: 'Signup',
+          props: { plan: 'pro', 'odd "key"': 'x' },
+        }),
+      ]),
+    });
+    const q = { site: 'site1', timeZone: 'UTC', period: { from: '2026-03-01', to: '2026-03-05' } };
+    const signup = { kind: 'event' as const, match: 'Signup', prop: null };
+    expect(await engine.goalProperties({ ...q, filters: [], goal: signup })).toEqual([
+      { key: 'odd "key"', values: [{ value: 'x', visitors: 1, conversions: 1 }] },
+      {
+        key: 'plan',
+        values: [
+          { value: 'pro', visitors: 2, conversions: 2 },
+          { value: 'free', visitors: 1, conversions: 1 },
+        ],
+      },
+      { key: 'seats', values: [{ value: '3', visitors: 1, conversions: 1 }] },
+    ]);
+    expect(
+      await engine.goalProperties({ ...q, filters: [], goal: { kind: 'page', match: '/*', prop: null } }),
+    ).toEqual([]);
+    // the whole report narrows to the visits with that property, or that reached that goal
+    const pro = await engine.report({
+      ...q,
+      params: {
+        period: q.period,
+        compare: null,
+        bucket: 'day',
+        filters: [{ dim: 'prop', value: 'plan:pro' }],
+        daily: false,
+        deep: false,
+        limit: 10,
+      },
+    });
+    expect(pro.kpis.visitors).toBe(2);
+    const reached = await engine.report({
+      ...q,
+      params: {
+        period: q.period,
+        compare: null,
+        bucket: 'day',
+        filters: [{ dim: 'goal', value: 'Pricing', goal: { kind: 'page', match: '/pricing', prop: null } }],
+        daily: false,
+        deep: false,
+        limit: 10,
+      },
+    });
+    expect(reached.kpis.visitors).toBe(2);
+    expect(reached.breakdowns.pages.map((r) => r.value).sort()).toEqual(['/pricing']);
   });
 });

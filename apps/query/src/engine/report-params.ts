@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { GoalMatch } from './goals-sql.ts';
 
 /** Visit-level dimensions: taken from the visit's first pageview (see visits-sql.ts). */
 export const VISIT_DIMENSIONS = [
@@ -21,8 +22,12 @@ export const VISIT_DIMENSIONS = [
 ] as const;
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
-/** `page` and `event` select visits that contain such a pageview / custom event. */
-export const FILTER_DIMENSIONS = [...VISIT_DIMENSIONS, 'page', 'event'] as const;
+/**
+ * `page` and `event` select visits that contain such a pageview / custom event; `prop` (written
+ * `prop:<key>:<value>`) visits with a custom event whose property has that value; `goal` (a goal's
+ * name) visits that reached the goal, once the route has resolved it (`Filter.goal`).
+ */
+export const FILTER_DIMENSIONS = [...VISIT_DIMENSIONS, 'page', 'event', 'prop', 'goal'] as const;
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 
 export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;
@@ -32,6 +37,8 @@ export type Bucket = (typeof BUCKETS)[number];
 export interface Filter {
   dim: FilterDimension;
   value: string | null;
+  /** a `goal` filter's goal, as the route found it by name */
+  goal?: GoalMatch;
 }
 
 /** Dates are `YYYY-MM-DD` in the site's time zone, both ends inclusive. */
@@ -148,6 +155,11 @@ function parseFilter(raw: string): Filter {
   }
   const value = raw.slice(colon + 1);
   if (value.length > 2048) throw new ReportParamError('f', 'value is too long');
+  if (dim === 'prop' && value.indexOf(':') < 1) {
+    throw new ReportParamError('f', 'a property filter is prop:<key>:<value>');
+  }
+  if (dim === 'goal' && value === '')
+    throw new ReportParamError('f', "a goal filter is goal:<the goal's name>");
   return { dim: dim as FilterDimension, value: value === '' ? null : value };
 }
 

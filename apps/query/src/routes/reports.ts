@@ -1,4 +1,4 @@
-import { type ControlDb, canonicalTimeZone, type Site } from '@footfall/control';
+import { type ControlDb, canonicalTimeZone, listGoalsNow, type Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
@@ -15,10 +15,11 @@ import {
   ReportParamError,
   type ReportParams,
 } from '../engine/index.ts';
-import { reportGoals } from '../goals.ts';
+import { reportGoals, resolveGoalFilters } from '../goals.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
+import { goalJson } from './goals.ts';
 import { requireModule } from './modules.ts';
 
 const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
@@ -31,7 +32,13 @@ export interface RevenueSources {
 const PERIOD_PARAMS = ['from', 'to', 'f'];
 
 /** Parses report parameters, refusing unknown ones; 400 naming the parameter. */
-function params(query: RawReportQuery, allowed: readonly string[], site: Site, now: number): ReportParams {
+function params(
+  query: RawReportQuery,
+  allowed: readonly string[],
+  site: Site,
+  now: number,
+  control: ControlDb | undefined,
+): ReportParams {
   const engineQuery: RawReportQuery = {};
   for (const [key, value] of Object.entries(query)) {
     if (!allowed.includes(key))
@@ -39,7 +46,8 @@ function params(query: RawReportQuery, allowed: readonly string[], site: Site, n
     if (!REVENUE_PARAMS.includes(key)) engineQuery[key] = value;
   }
   try {
-    return parseReportParams(engineQuery, site.timezone, now);
+    const p = parseReportParams(engineQuery, site.timezone, now);
+    return { ...p, filters: resolveGoalFilters(control, site, p.filters) };
   } catch (e) {
     if (e instanceof ReportParamError) throw new AppError('invalid_parameter', e.message, { field: e.param });
     throw e;
@@ -133,7 +141,7 @@ export function reportRoutes(
   /** site, period and filters of a heatmap or retention request */
   const periodQuery = (c: Context<AuthEnv>) => {
     const site = c.get('site');
-    const p = params(c.req.queries(), PERIOD_PARAMS, site, now());
+    const p = params(c.req.queries(), PERIOD_PARAMS, site, now(), sources?.control);
     return { site: site.id, timeZone: engineZone(site), period: p.period, filters: p.filters };
   };
 
@@ -141,14 +149,14 @@ export function reportRoutes(
     .get('/sites/:site/report', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
-      const p = params(query, [...REPORT_PARAMS, ...REVENUE_PARAMS], site, now());
+      const p = params(query, [...REPORT_PARAMS, ...REVENUE_PARAMS], site, now(), sources?.control);
       return c.json(await reportWithRevenue(c, site, p, query));
     })
     .get('/sites/:site/export.csv', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
       const all = [...REPORT_PARAMS, ...REVENUE_PARAMS];
-      const p = params({ limit: [String(CSV_BREAKDOWN_ROWS)], ...query }, all, site, now());
+      const p = params({ limit: [String(CSV_BREAKDOWN_ROWS)], ...query }, all, site, now(), sources?.control);
       const csv = reportCsv(await reportWithRevenue(c, site, p, query));
       c.header('Content-Type', 'text/csv; charset=utf-8');
       c.header(
@@ -181,6 +189,34 @@ export function reportRoutes(
       requireModule(c.get('site'), 'crawlers');
       const q = periodQuery(c);
       return c.json(await reads.run(c, () => crawlerReport(a.engine, q)));
+    })
+    .get('/sites/:site/report/goal-props', siteRead(), async (c) => {
+      const site = c.get('site');
+      requireModule(site, 'goals');
+      const { goal: names, ...rest } = c.req.queries();
+      if (names === undefined || names.length !== 1 || !names[0]) {
+        throw new AppError('invalid_parameter', "goal: the goal's name, once", { field: 'goal' });
+      }
+      const found = sources
+        ? listGoalsNow(sources.control, site.id).find((g) => g.name === names[0])
+        : undefined;
+      if (!found) {
+        throw new AppError('invalid_parameter', `goal: the site has no goal named ${names[0]}`, {
+          field: 'goal',
+        });
+      }
+      const p = params(rest, PERIOD_PARAMS, site, now(), sources?.control);
+      const properties = await reads.run(c, (signal) =>
+        a.engine.goalProperties({
+          site: site.id,
+          timeZone: engineZone(site),
+          period: p.period,
+          filters: p.filters,
+          goal: { kind: found.kind, match: found.match, prop: found.prop },
+          signal,
+        }),
+      );
+      return c.json({ period: p.period, goal: goalJson(found), properties });
     })
     .get('/sites/:site/report/ai-search', siteRead(), async (c) => {
       requireModule(c.get('site'), 'crawlers');

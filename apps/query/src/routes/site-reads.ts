@@ -11,6 +11,7 @@ import {
   ReportParamError,
   VISIT_DIMENSIONS,
 } from '../engine/index.ts';
+import { resolveGoalFilters } from '../goals.ts';
 import { breakdownWithRevenue, REVENUE_PARAMS, revenueOptions } from '../revenue.ts';
 
 const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
@@ -69,6 +70,7 @@ export function siteReadRoutes(deps: QueryDeps) {
       let params: ReturnType<typeof parseReportParams>;
       try {
         params = parseReportParams({ limit: ['100'], ...rest }, site.timezone, deps.now());
+        params = { ...params, filters: resolveGoalFilters(deps.control, site, params.filters) };
       } catch (e) {
         if (e instanceof ReportParamError)
           throw new AppError('invalid_parameter', e.message, { field: e.param });
