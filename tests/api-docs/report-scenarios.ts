@@ -1,3 +1,4 @@
+import { createGoal } from '@footfall/control';
 import type { WalEvent } from '@footfall/schema';
 import { expect } from 'vitest';
 import type { Agent } from '../accounts/harness.ts';
@@ -68,6 +69,13 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   expect((await get(`/report/vitals?${period}&f=device:desktop`)).status).toBe(200);
   expect((await get(`/report/crawlers?${period}&f=page:/docs`)).status).toBe(200);
   expect((await get(`/report/ai-search?${period}&f=device:desktop`)).status).toBe(200);
+  await createGoal(h.control, site, { name: 'Signed up', kind: 'event', match: 'Signup' });
+  const props = await get(`/report/goal-props?goal=Signed%20up&${period}&f=goal:Signed%20up`);
+  expect(props.json<{ properties: { key: string }[] }>().properties.map((p) => p.key)).toEqual([
+    'plan',
+    'seats',
+    'trial',
+  ]);
   const channels = await get(`/report/breakdown?dim=channel&${period}`);
   expect(channels.json<{ rows: { value: string }[] }>().rows.map((r) => r.value)).toContain('Referral');
   const searched = await get(`/report/breakdown?dim=pages&${period}&search=DOC&limit=5`);

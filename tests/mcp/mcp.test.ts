@@ -67,6 +67,11 @@ beforeAll(async () => {
   blog = (await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'blog.localhost' }))
     .site.id;
   keyAll = (await owner.call<{ key: string }>('POST', '/api/v1/api-keys', { name: 'assistant' })).key;
+  await owner.call('POST', `/api/v1/sites/${shop}/goals`, {
+    name: 'Saw pricing',
+    kind: 'page',
+    match: '/pricing',
+  });
   const limited = await owner.call<{ key: string; api_key: { sites: string[] | null } }>(
     'POST',
     '/api/v1/api-keys',
@@ -140,6 +145,7 @@ describe('the MCP server over Streamable HTTP', () => {
       'get_ai_robots',
       'get_ai_search',
       'get_breakdown',
+      'get_goals',
       'get_live',
       'get_report',
       'get_revenue',
@@ -221,6 +227,13 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(robots.data.totals.hits).toBe(1);
     expect(robots.data.robots).toEqual([{ robot: 'GPTBot', kind: 'ai_training', hits: 1 }]);
     expect(robots.summary).toContain('most by GPTBot');
+
+    const goals = await call(client, 'get_goals', { site: shop, from, to, goal: 'Saw pricing' });
+    const goalsApi = await api<Answer>(keyAll, `${base}/report?from=${from}&to=${to}`);
+    expect(goals.data.goals).toEqual(goalsApi.goals);
+    expect(goals.data.goals).toEqual([expect.objectContaining({ name: 'Saw pricing', visitors: 1 })]);
+    expect(goals.data.properties).toEqual([]);
+    expect(goals.summary).toContain('Saw pricing 1 visitors');
 
     const ai = await call(client, 'get_ai_search', { site: shop, from, to });
     const aiApi = await api<Answer>(keyAll, `${base}/report/ai-search?from=${from}&to=${to}`);

@@ -20,8 +20,9 @@ Also pages (paths with their pageviews) and events (custom event names).
 
 ## Filters
 "dimension:value", all must hold, at most 20: any visit dimension above, plus page:<path> (visits
-that viewed the page) and event:<name> (visits with that custom event). An empty value
-("referrer:") matches visits without one.
+that viewed the page), event:<name> (visits with that custom event), prop:<key>:<value> (visits
+with a custom event whose property has that value) and goal:<name> (visits that reached that goal;
+get_goals lists them). An empty value ("referrer:") matches visits without one.
 
 ## Periods
 Days (YYYY-MM-DD) in the site's time zone, inclusive; by default the last 30 days. Compare with the

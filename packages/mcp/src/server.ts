@@ -443,6 +443,71 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
   );
 
   server.registerTool(
+    'get_goals',
+    {
+      title: 'Goals and conversions',
+      description:
+        "The site's goals (a page path or a custom event that counts as a conversion) with, for the period and filters, the visitors who reached each, the visits, the conversions and the conversion rate (visitors / all visitors). With a goal's name, also that goal's events broken down by their properties (which plan, which button...).",
+      inputSchema: {
+        ...period,
+        goal: z
+          .string()
+          .min(1)
+          .max(120)
+          .optional()
+          .describe("a goal's name: add its breakdown by event properties"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      answer(async () => {
+        const { query, site: s } = await periodQuery(input);
+        query.set('limit', '1');
+        const report = (await get(`${siteBase(input.site)}/report`, query)) as Report & {
+          goals:
+            | {
+                name: string;
+                visitors: number;
+                visits: number;
+                conversions: number;
+                conversion_rate: number;
+              }[]
+            | null;
+        };
+        let properties: unknown = null;
+        if (input.goal) {
+          const q = new URLSearchParams(query);
+          q.delete('limit');
+          q.set('goal', input.goal);
+          properties = (
+            (await get(`${siteBase(input.site)}/report/goal-props`, q)) as { properties: unknown }
+          ).properties;
+        }
+        const goals = report.goals ?? [];
+        const data = {
+          site: s.domain,
+          period: report.period,
+          visitors: report.kpis.visitors,
+          goals,
+          properties,
+        };
+        const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
+        const summary =
+          report.goals === null
+            ? `${s.domain}: goals are switched off for this site.`
+            : goals.length === 0
+              ? `${s.domain} has no goals yet.`
+              : `${s.domain}, ${report.period.from} to ${report.period.to}: ${goals
+                  .map(
+                    (g) =>
+                      `${g.name} ${g.visitors} visitors (${pct(g.conversion_rate)}), ${g.conversions} conversions`,
+                  )
+                  .join('; ')}.`;
+        return { summary, data };
+      }),
+  );
+
+  server.registerTool(
     'get_ai_search',
     {
       title: 'AI & search',
