@@ -26,6 +26,7 @@ interface JsonReport {
   compare_kpis: Numbers | null;
   chart: (Numbers & { bucket: string })[];
   breakdowns: Record<string, (Numbers & { value: string | null })[]>;
+  daily: { day: string; breakdowns: JsonReport['breakdowns'] }[] | null;
 }
 
 /** The JSON report laid out as the export's rows, to compare numbers one for one. */
@@ -81,6 +82,35 @@ describe.each(SCRIPTED)('export.csv of the %s site', (name) => {
     expect(rows.slice(1)).toEqual(rowsOfReport(report));
     // total, compared total, then 24 hours (more or fewer on a DST day)
     expect(rows.slice(1, 4).map((r) => r[0])).toEqual(['total', 'compare_total', 'chart_hour']);
+  });
+
+  it('writes every day of the period with daily=1, the day in a last column', async () => {
+    const site = run.stack.sites[name];
+    const d = run.day[name];
+    const query = `from=${addDays(d, -1)}&to=${d}&daily=1&limit=100`;
+    const rows = parseCsv((await csv(name, query)).text);
+    expect(rows[0]).toEqual([
+      'dimension',
+      'value',
+      'visitors',
+      'sessions',
+      'pageviews',
+      'bounce_rate',
+      'day',
+    ]);
+    const report = await run.stack.json<JsonReport>(`/sites/${site.id}/report?${query}`);
+    const days = report.daily ?? [];
+    expect(days.map((x) => x.day)).toEqual([addDays(d, -1), d]);
+    const expected = [
+      ...rowsOfReport({ ...report, breakdowns: report.breakdowns }).map((r) => [...r, '']),
+      ...days.flatMap((x) =>
+        rowsOfReport({ ...report, chart: [], kpis: report.kpis, compare: null, breakdowns: x.breakdowns })
+          .slice(1)
+          .map((r) => [...r, x.day]),
+      ),
+    ];
+    expect(rows.slice(1)).toEqual(expected);
+    expect(rows.filter((r) => r[6] === d).length).toBeGreaterThan(0);
   });
 
   it('puts an apostrophe before a value a spreadsheet would run as a formula, and quotes commas', async () => {

@@ -48,7 +48,13 @@ function major(minor: number, currency: string): string {
   return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
-function line(dimension: string, value: string | null, m: CsvMetrics, revenue: RevenueSummary | null) {
+function line(
+  dimension: string,
+  value: string | null,
+  m: CsvMetrics,
+  revenue: RevenueSummary | null,
+  day: string | null | undefined,
+) {
   const cells: (string | number | null)[] = [
     dimension,
     value,
@@ -65,13 +71,16 @@ function line(dimension: string, value: string | null, m: CsvMetrics, revenue: R
       m.customers ?? null,
     );
   }
+  // with daily=1 the table has a last column, `day`: set on the rows of one day's breakdowns
+  if (day !== undefined) cells.push(day);
   return cells.map(csvField).join(',');
 }
 
 /**
  * The report as one long table: the total first (and the compared period's total when comparing),
  * then the chart one bucket at a time, then every breakdown with at most 1000 rows each, then
- * the goals (their conversions in the `pageviews` column, as events' counts are).
+ * the goals (their conversions in the `pageviews` column, as events' counts are). With `daily=1`,
+ * every day's breakdowns follow the period's, and a last column `day` names their day.
  * `bounce_rate` is a percentage with one decimal. With revenue (a site with a payment connection),
  * `revenue` is in the site's currency in major units (`49.00`), `currency` names it, and rows
  * that have no revenue (pages, events) leave the three empty.
@@ -80,24 +89,38 @@ export function reportCsv(
   report: Report & { revenue?: RevenueSummary | null; goals?: GoalAnswer[] | null },
 ): string {
   const revenue = report.revenue ?? null;
-  const rows: string[] = [[...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : [])].join(',')];
+  const daily = report.daily ?? null;
+  const rows: string[] = [
+    [...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : []), ...(daily ? ['day'] : [])].join(','),
+  ];
+  let day: string | null | undefined = daily ? null : undefined;
   const line_ = (dimension: string, value: string | null, m: CsvMetrics) =>
-    line(dimension, value, m, revenue);
+    line(dimension, value, m, revenue, day);
   const total = (name: string, m: Metrics, p: { from: string; to: string }) =>
     rows.push(line_(name, `${p.from}..${p.to}`, m));
   total('total', report.kpis, report.period);
   if (report.compare && report.compare_kpis) total('compare_total', report.compare_kpis, report.compare);
   for (const point of report.chart) rows.push(line_(`chart_${report.bucket}`, point.bucket, point));
-  const { pages, events, ...dims } = report.breakdowns;
-  for (const [dim, list] of Object.entries(dims) as [string, BreakdownRow[]][]) {
-    for (const row of list.slice(0, CSV_BREAKDOWN_ROWS)) rows.push(line_(dim, row.value, row));
+  const breakdowns = (b: Report['breakdowns']) => {
+    const { pages, events, ...dims } = b;
+    for (const [dim, list] of Object.entries(dims) as [string, BreakdownRow[]][]) {
+      for (const row of list.slice(0, CSV_BREAKDOWN_ROWS)) rows.push(line_(dim, row.value, row));
+    }
+    for (const row of pages.slice(0, CSV_BREAKDOWN_ROWS) as PageRow[])
+      rows.push(line_('page', row.value, row));
+    for (const row of events.slice(0, CSV_BREAKDOWN_ROWS) as EventRow[]) {
+      rows.push(
+        line_('event', row.value, { visitors: row.visitors, visits: row.visits, pageviews: row.events }),
+      );
+    }
+  };
+  breakdowns(report.breakdowns);
+  // daily=1: every day's breakdowns, the day in the last column
+  for (const d of daily ?? []) {
+    day = d.day;
+    breakdowns(d.breakdowns);
   }
-  for (const row of pages.slice(0, CSV_BREAKDOWN_ROWS) as PageRow[]) rows.push(line_('page', row.value, row));
-  for (const row of events.slice(0, CSV_BREAKDOWN_ROWS) as EventRow[]) {
-    rows.push(
-      line_('event', row.value, { visitors: row.visitors, visits: row.visits, pageviews: row.events }),
-    );
-  }
+  day = daily ? null : undefined;
   // goals last (spec, CSV export table): the pageviews column holds the conversions
   for (const g of report.goals ?? []) {
     rows.push(line_('goal', g.name, { visitors: g.visitors, visits: g.visits, pageviews: g.conversions }));
