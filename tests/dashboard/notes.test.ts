@@ -201,7 +201,9 @@ describe('notes on the chart', () => {
     const vitals = page.getByRole('region', { name: 'Web Vitals', exact: true });
     await vitals.scrollIntoViewIfNeeded();
     // LCP samples 1.8 s, 2.6 s, 4.2 s: the nearest-rank p75 is 4.2 s, poor
-    await expect.poll(() => vitals.locator('.vital-value').first().textContent()).toBe('4.2 s');
+    await expect
+      .poll(() => vitals.locator('.vital-value').first().textContent(), { timeout: 15_000 })
+      .toBe('4.2 s');
     expect(await vitals.locator('.vital-value.poor').first().textContent()).toBe('4.2 s');
     expect(await vitals.getByRole('rowheader', { name: '/' }).count()).toBe(1);
     expect(await vitals.getByRole('rowheader', { name: 'desktop' }).count()).toBe(1);
@@ -217,7 +219,9 @@ describe('notes on the chart', () => {
     await page.goto(`/sites/${site}`);
     const robots = page.getByRole('region', { name: 'AI & search robots' });
     await robots.scrollIntoViewIfNeeded();
-    await expect.poll(() => robots.locator('.robot-kinds').textContent()).toContain('AI crawlers12');
+    await expect
+      .poll(() => robots.locator('.robot-kinds').textContent(), { timeout: 15_000 })
+      .toContain('AI crawlers12');
     expect(await robots.locator('.robot-kinds').textContent()).toContain('AI assistants1');
     expect(await robots.getByRole('rowheader', { name: /GPTBot/ }).count()).toBe(1);
     expect(await robots.getByRole('row', { name: '/docs 2' }).count()).toBe(1);
@@ -234,7 +238,9 @@ describe('notes on the chart', () => {
       await page.goto(`/sites/${site}`);
       const panel = page.getByRole('region', { name: 'AI & search', exact: true });
       await panel.scrollIntoViewIfNeeded();
-      await expect.poll(() => panel.locator('.robot-kinds').textContent()).toContain('Visitors sent by AI1');
+      await expect
+        .poll(() => panel.locator('.robot-kinds').textContent(), { timeout: 15_000 })
+        .toContain('Visitors sent by AI1');
       expect(await panel.getByRole('row', { name: 'ChatGPT 1' }).count()).toBe(1);
       // read ten times by GPTBot and never a first page: no credit; the pricing page got its visitor
       expect(await panel.getByRole('row', { name: '/guide No credit 10 0' }).count()).toBe(1);
