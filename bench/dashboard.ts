@@ -145,7 +145,12 @@ async function firstLoad(
     console.log(
       first.map((e) => `${short(e)} ${Math.round(e.startTime)}→${Math.round(e.responseEnd)}`).join('\n'),
     );
-  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  // the panels below the fold come as a chunk of their own and make the page longer when they do:
+  // scroll to the end until the last of them has loaded
+  for (const started = Date.now(); Date.now() - started < 60_000; await page.waitForTimeout(250)) {
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    if ((await page.locator('.retention-grid, .retention .empty').count()) > 0) break;
+  }
   await page.locator('.retention-grid, .retention .empty').first().waitFor({ timeout: 60_000 });
   await page.locator('.heatmap-grid').waitFor();
   await page.waitForTimeout(500);

@@ -155,8 +155,17 @@ async function go(page: Page, path: string, ready: string, scroll = false): Prom
   await page.goto(path);
   await page.locator(ready).first().waitFor();
   if (scroll) {
-    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-    await page.locator('.retention-grid, .retention .empty').first().waitFor();
+    // the panels come as a chunk of their own and make the page longer when they do: scroll to
+    // the end again until the last of them has loaded
+    await expect
+      .poll(
+        async () => {
+          await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+          return page.locator('.retention-grid, .retention .empty').count();
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBeGreaterThan(0);
     await page.locator('.heatmap-grid').waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
   }
