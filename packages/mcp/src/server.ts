@@ -1,8 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { registerAiAndGoalTools } from './ai-goal-tools.ts';
 import { type ApiGet, FootfallApiError } from './api.ts';
 import { DIMENSIONS_DOC } from './dimensions.ts';
+import { type PeriodInput, period } from './inputs.ts';
 import {
   type Kpis,
   type Report,
@@ -41,29 +43,6 @@ const DEFAULT_BREAKDOWNS = ['channel', 'referrer', 'pages', 'country', 'device']
 /** The visit dimensions that carry revenue, for `get_revenue`. */
 const REVENUE_DIMENSIONS = ['channel', 'referrer', 'campaign', 'entry_page'] as const;
 
-const date = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
-  .describe("YYYY-MM-DD in the site's time zone");
-const period = {
-  site: z.string().min(1).max(100).describe('the site id (from list_sites)'),
-  from: date.optional().describe("first day, YYYY-MM-DD in the site's time zone (inclusive)"),
-  to: date.optional().describe("last day, YYYY-MM-DD in the site's time zone (inclusive)"),
-  days: z
-    .number()
-    .int()
-    .min(1)
-    .max(1098)
-    .optional()
-    .describe('the last N days ending today (used when from/to are not given); default 30'),
-  filters: z
-    .array(z.string().min(3).max(300))
-    .max(20)
-    .optional()
-    .describe(
-      'filters "dimension:value", all must hold, e.g. ["channel:Organic Search", "country:DE", "page:/pricing"]; see the footfall://docs/dimensions resource',
-    ),
-};
 const compare = z
   .enum(['previous', 'year'])
   .optional()
@@ -72,8 +51,6 @@ const attribution = z
   .enum(['last', 'first'])
   .optional()
   .describe('which visit earns a sale: last (the last non-direct visit within 90 days, default) or first');
-
-type PeriodInput = { site: string; from?: string; to?: string; days?: number; filters?: string[] };
 
 /** The day `days - 1` before today, and today, in a time zone. */
 function lastDays(days: number, timeZone: string, now = new Date()): { from: string; to: string } {
@@ -401,160 +378,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
       }),
   );
 
-  server.registerTool(
-    'get_ai_robots',
-    {
-      title: 'AI and search robots',
-      description:
-        'Which AI assistants, AI crawlers and search bots read the site in a period, as its server reports them: page reads by class, the robots and the pages they read most, reads per day, and tracker requests dropped as robots. A "page:<path>" filter narrows it to one page; other filters do not apply to robots.',
-      inputSchema: period,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    (input) =>
-      answer(async () => {
-        const { query, site: s } = await periodQuery(input);
-        const r = (await get(`${siteBase(input.site)}/report/crawlers`, query)) as {
-          period: { from: string; to: string };
-          page: string | null;
-          totals: { hits: number; by_kind: Record<string, number> };
-          robots: { robot: string; kind: string; hits: number }[];
-          pages: { path: string; hits: number }[];
-          chart: Record<string, unknown>[];
-          bots_dropped: { total: number };
-        };
-        const data = {
-          site: s.domain,
-          period: r.period,
-          page: r.page,
-          totals: r.totals,
-          robots: r.robots.slice(0, 20),
-          pages: r.pages.slice(0, 20),
-          chart: r.chart,
-          bots_dropped: r.bots_dropped.total,
-        };
-        const k = r.totals.by_kind;
-        const top = r.robots[0];
-        const summary =
-          r.totals.hits === 0
-            ? `${s.domain}: no robot reported from ${r.period.from} to ${r.period.to}.`
-            : `${s.domain}, ${r.period.from} to ${r.period.to}: ${r.totals.hits} page reads by robots (AI assistants ${k.ai_assistant ?? 0}, AI crawlers ${k.ai_training ?? 0}, search bots ${k.search ?? 0})${top ? `; most by ${top.robot} (${top.hits})` : ''}${r.pages[0] ? `; most read ${r.pages[0].path}` : ''}.`;
-        return { summary, data };
-      }),
-  );
-
-  server.registerTool(
-    'get_goals',
-    {
-      title: 'Goals and conversions',
-      description:
-        "The site's goals (a page path or a custom event that counts as a conversion) with, for the period and filters, the visitors who reached each, the visits, the conversions and the conversion rate (visitors / all visitors). With a goal's name, also that goal's events broken down by their properties (which plan, which button...).",
-      inputSchema: {
-        ...period,
-        goal: z
-          .string()
-          .min(1)
-          .max(120)
-          .optional()
-          .describe("a goal's name: add its breakdown by event properties"),
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    (input) =>
-      answer(async () => {
-        const { query, site: s } = await periodQuery(input);
-        query.set('limit', '1');
-        const report = (await get(`${siteBase(input.site)}/report`, query)) as Report & {
-          goals:
-            | {
-                name: string;
-                visitors: number;
-                visits: number;
-                conversions: number;
-                conversion_rate: number;
-              }[]
-            | null;
-        };
-        let properties: unknown = null;
-        if (input.goal) {
-          const q = new URLSearchParams(query);
-          q.delete('limit');
-          q.set('goal', input.goal);
-          properties = (
-            (await get(`${siteBase(input.site)}/report/goal-props`, q)) as { properties: unknown }
-          ).properties;
-        }
-        const goals = report.goals ?? [];
-        const data = {
-          site: s.domain,
-          period: report.period,
-          visitors: report.kpis.visitors,
-          goals,
-          properties,
-        };
-        const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
-        const summary =
-          report.goals === null
-            ? `${s.domain}: goals are switched off for this site.`
-            : goals.length === 0
-              ? `${s.domain} has no goals yet.`
-              : `${s.domain}, ${report.period.from} to ${report.period.to}: ${goals
-                  .map(
-                    (g) =>
-                      `${g.name} ${g.visitors} visitors (${pct(g.conversion_rate)}), ${g.conversions} conversions`,
-                  )
-                  .join('; ')}.`;
-        return { summary, data };
-      }),
-  );
-
-  server.registerTool(
-    'get_ai_search',
-    {
-      title: 'AI & search',
-      description:
-        'What AI assistants do with the site in a period: the visitors they sent and from which assistant, the AI robots that read it, and per page how often AI robots read it against the visitors assistants sent there as first page. A page flagged "no_credit" was read at least 10 times and no visitor was sent to it. Filters apply to the visitors; only a "page:<path>" filter narrows the robot reads.',
-      inputSchema: period,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    (input) =>
-      answer(async () => {
-        const { query, site: s } = await periodQuery(input);
-        const r = (await get(`${siteBase(input.site)}/report/ai-search`, query)) as {
-          period: { from: string; to: string };
-          page: string | null;
-          visitors: number;
-          visits: number;
-          assistants: { value: string | null; visitors: number }[];
-          referrers: { value: string | null; visitors: number }[];
-          robots: { robot: string; kind: string; hits: number }[];
-          reads: number;
-          pages: { path: string; read: number; sent: number; flag: string | null }[];
-        };
-        const data = {
-          site: s.domain,
-          period: r.period,
-          page: r.page,
-          visitors: r.visitors,
-          visits: r.visits,
-          assistants: r.assistants.slice(0, 20),
-          referrers: r.referrers.slice(0, 20),
-          robots: r.robots.slice(0, 20),
-          reads: r.reads,
-          pages: r.pages.slice(0, 30),
-        };
-        const noCredit = r.pages.filter((p) => p.flag === 'no_credit');
-        const top = r.assistants[0];
-        const summary = `${s.domain}, ${r.period.from} to ${r.period.to}: AI assistants sent ${r.visitors} visitors${top ? ` (most from ${top.value ?? 'an unknown assistant'}, ${top.visitors})` : ''}; AI robots read pages ${r.reads} times${
-          noCredit.length > 0
-            ? `; ${noCredit.length} pages read often and never credited with a visitor (${noCredit
-                .slice(0, 3)
-                .map((p) => p.path)
-                .join(', ')})`
-            : ''
-        }.`;
-        return { summary, data };
-      }),
-  );
+  registerAiAndGoalTools(server, { get, siteBase, periodQuery, answer });
 
   server.registerResource(
     'sites',
