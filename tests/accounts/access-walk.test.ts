@@ -82,6 +82,11 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/sites/:site/goals': 'owner',
   'PATCH /api/v1/sites/:site/goals/:id': 'owner',
   'DELETE /api/v1/sites/:site/goals/:id': 'owner',
+  'GET /api/v1/sites/:site/alerts': 'owner',
+  'POST /api/v1/sites/:site/alerts': 'owner',
+  'PATCH /api/v1/sites/:site/alerts/:id': 'owner',
+  'DELETE /api/v1/sites/:site/alerts/:id': 'owner',
+  'POST /api/v1/sites/:site/alerts/:id/test': 'owner',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -111,6 +116,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site/annotations/:id': { text: 'walk' },
   'POST /api/v1/sites/:site/goals': { name: 'walk', kind: 'page', match: '/walk' },
   'PATCH /api/v1/sites/:site/goals/:id': { name: 'walk' },
+  'POST /api/v1/sites/:site/alerts': { channel: 'webhook', url: 'https://hooks.example.com/walk' },
+  'PATCH /api/v1/sites/:site/alerts/:id': { kinds: ['health'] },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */

@@ -7,6 +7,7 @@ import type { QueryDeps } from './deps.ts';
 import { mountMcp } from './mcp.ts';
 import { mountMetrics, queryMetrics } from './metrics.ts';
 import { accountRoutes } from './routes/account.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { goalRoutes } from './routes/goals.ts';
@@ -57,6 +58,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/api/v1', annotationRoutes(deps));
   app.route('/api/v1', goalRoutes(deps));
+  app.route('/api/v1', alertRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

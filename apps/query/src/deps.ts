@@ -2,6 +2,7 @@ import type { Config } from '@footfall/config';
 import type { ControlDb, OnSiteDeleted } from '@footfall/control';
 import type { Logger } from '@footfall/http';
 import type { Instance } from '@footfall/instance';
+import type { Alerts } from './alerts/alerts.ts';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
 import type { Backups } from './backups.ts';
@@ -33,6 +34,8 @@ export interface QueryDeps {
   paymentsSync?: PaymentsSync | undefined;
   /** daily and on-demand backups (absent in tests that do not need them) */
   backups?: Backups | undefined;
+  /** alert rules and their deliveries (absent in tests that do not need them) */
+  alerts?: Alerts | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */
   dashboardDir?: string | undefined;
 }

@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { instanceKeyMatches } from '@footfall/control';
 import { footfallVersion } from '@footfall/instance';
 import { allConnections } from '@footfall/payments';
 import { backupHealth } from './backups.ts';
@@ -46,7 +47,9 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     failing: tailer.failing ?? null,
   };
   const backups = deps.backups ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined) : null;
+  const keyMatches = instanceKeyMatches(deps.control);
   const degraded =
+    !keyMatches ||
     backups?.failing === true ||
     backups?.offsite?.failing === true ||
     streams.some((s) => !s.reachable || s.state === 'refusing') ||
@@ -60,6 +63,7 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     events,
     ingest: streams,
     writer,
+    key_matches: keyMatches,
     memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
     disk: await disk(deps),
     backups,

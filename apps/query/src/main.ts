@@ -14,6 +14,7 @@ import { BeforeUpgradeError, ensureSites, finishSiteDeletions, openControlDb } f
 import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
+import { Alerts } from './alerts/alerts.ts';
 import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
@@ -134,6 +135,7 @@ export async function startQueryService(
       apis: config.unsafe.paymentApis,
     }),
   };
+  deps.alerts = new Alerts(deps);
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
     logger.info({ sites: created.map((s) => s.domain) }, 'created sites from FOOTFALL_SITES');
@@ -152,6 +154,7 @@ export async function startQueryService(
   deps.exchangeRates?.start();
   deps.paymentsSync?.start();
   await deps.backups?.start();
+  deps.alerts.start();
   return {
     socketPath,
     async stop() {
@@ -160,6 +163,7 @@ export async function startQueryService(
       await deps.exchangeRates?.stop();
       await deps.paymentsSync?.stop();
       await deps.backups?.stop();
+      await deps.alerts?.stop();
       await analytics.tailer.stop();
       await analytics.engine.close();
       await control.close();

@@ -5,6 +5,7 @@ import { allConnections } from '@footfall/payments';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AlertCounts } from './alerts/alerts.ts';
 import type { QueryDeps } from './deps.ts';
 import { dataUsage } from './disk.ts';
 import { disk } from './health-content.ts';
@@ -124,6 +125,37 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
     'footfall_payment_webhooks_waiting',
     'Payment webhooks answered "retry later" because their connection has no signing secret yet',
     (g) => g.set(allConnections(deps.control).reduce((n, x) => n + x.waiting, 0)),
+  );
+  const alertCounter = (name: string, help: string, read: (counts: AlertCounts) => Map<string, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['kind', 'channel'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const counts = deps.alerts?.counts;
+        if (counts === undefined) return;
+        for (const [key, n] of read(counts)) {
+          const [kind = '', channel = ''] = key.split('|');
+          this.inc({ kind, channel }, n);
+        }
+      },
+    });
+  alertCounter(
+    'footfall_alerts_sent_total',
+    'Alerts delivered, by kind and channel (webhook, email)',
+    (c) => c.sent,
+  );
+  alertCounter(
+    'footfall_alert_attempts_failed_total',
+    'Alert delivery attempts that failed (each retry counts), by kind and channel',
+    (c) => c.attemptsFailed,
+  );
+  alertCounter(
+    'footfall_alerts_failed_total',
+    'Alerts given up after their last retry, by kind and channel',
+    (c) => c.givenUp,
   );
   const timing: MiddlewareHandler = async (c, next) => {
     const started = performance.now();

@@ -54,6 +54,8 @@ export interface Config {
   sites: string[];
   apiToken: string | undefined;
   metricsToken: string | undefined;
+  /** the disk alert fires when the data volume lasts fewer days than this */
+  diskAlertDays: number;
   /** benchmark-only switches; never set in production */
   unsafe: {
     noRateLimit: boolean;
@@ -62,6 +64,12 @@ export interface Config {
     paymentApis: Record<string, string>;
     /** where DB-IP Lite databases are downloaded from, instead of DB-IP (tests) */
     geoUrl: string | undefined;
+    /** host:port pairs outgoing requests may reach although private (tests' local receivers) */
+    outboundAllow: string[];
+    /** the origin the install check reads instead of https://<site domain> (tests) */
+    siteOrigin: string | undefined;
+    /** seconds between two looks at the alert rules (60) */
+    alertSeconds: number;
   };
 }
 
@@ -80,7 +88,7 @@ export const FILE_VARIABLES = [
  * Variables parsed and checked but not used by anything yet: their features are not built. The
  * docs mark them "not yet used" and `footfall config` says so; remove a name when its feature lands.
  */
-export const NOT_YET_USED: ReadonlySet<string> = new Set(['FOOTFALL_SMTP_URL', 'FOOTFALL_MAIL_FROM']);
+export const NOT_YET_USED: ReadonlySet<string> = new Set<string>([]);
 
 /** Variables never printed: `footfall config` masks them, errors never quote them. */
 export const SECRET_VARIABLES = new Set<string>([
@@ -124,6 +132,20 @@ const domainList = from((t) => {
     const d = parseDomain(part);
     if (!d.ok) return { ok: false, problem: `"${part}" ${d.problem}` };
     if (!out.includes(d.value)) out.push(d.value);
+  }
+  return { ok: true, value: out };
+});
+
+/** `host:port,host:port`: addresses a test's outgoing requests may reach although private. */
+const hostPortList = from((t) => {
+  const out: string[] = [];
+  for (const part of t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(part);
+    if (!m || Number(m[2]) > 65535) return { ok: false, problem: `"${part}" must be host:port` };
+    out.push(`${m[1]}:${m[2]}`);
   }
   return { ok: true, value: out };
 });
@@ -196,6 +218,16 @@ const EnvSchema = v.object({
   FOOTFALL_UNSAFE_ANY_HOST: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_UNSAFE_PAYMENT_APIS: v.optional(paymentApis),
   FOOTFALL_UNSAFE_GEO_URL: v.optional(from(parseHttpUrl)),
+  FOOTFALL_UNSAFE_OUTBOUND_ALLOW: v.optional(hostPortList),
+  FOOTFALL_UNSAFE_SITE_ORIGIN: v.optional(from(parseHttpUrl)),
+  FOOTFALL_UNSAFE_ALERT_SECONDS: v.optional(
+    from((t) => parseIntIn(t, 1, 3600)),
+    '60',
+  ),
+  FOOTFALL_DISK_ALERT_DAYS: v.optional(
+    from((t) => parseIntIn(t, 1, 100_000_000)),
+    '14',
+  ),
 });
 
 /** Every variable Footfall reads (for `footfall config` and the docs test). */
@@ -273,11 +305,15 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     sites: o.FOOTFALL_SITES ?? [],
     apiToken: o.FOOTFALL_API_TOKEN,
     metricsToken: o.FOOTFALL_METRICS_TOKEN,
+    diskAlertDays: o.FOOTFALL_DISK_ALERT_DAYS,
     unsafe: {
       noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT,
       anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,
       paymentApis: o.FOOTFALL_UNSAFE_PAYMENT_APIS ?? {},
       geoUrl: o.FOOTFALL_UNSAFE_GEO_URL?.replace(/\/+$/, ''),
+      outboundAllow: o.FOOTFALL_UNSAFE_OUTBOUND_ALLOW ?? [],
+      siteOrigin: o.FOOTFALL_UNSAFE_SITE_ORIGIN?.replace(/\/+$/, ''),
+      alertSeconds: o.FOOTFALL_UNSAFE_ALERT_SECONDS,
     },
   };
 }

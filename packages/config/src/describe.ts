@@ -47,6 +47,7 @@ export function describeConfig(config: Config): string[] {
     ['FOOTFALL_SITES', config.sites.length ? config.sites.join(',') : '(not set)'],
     ['FOOTFALL_API_TOKEN', mask(config.apiToken)],
     ['FOOTFALL_METRICS_TOKEN', mask(config.metricsToken)],
+    ['FOOTFALL_DISK_ALERT_DAYS', show(config.diskAlertDays)],
   ];
   if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
   if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);
@@ -56,6 +57,15 @@ export function describeConfig(config: Config): string[] {
   }
   if (config.unsafe.geoUrl)
     rows.push(['FOOTFALL_UNSAFE_GEO_URL', `${config.unsafe.geoUrl} (never in production)`]);
+  if (config.unsafe.outboundAllow.length > 0)
+    rows.push([
+      'FOOTFALL_UNSAFE_OUTBOUND_ALLOW',
+      `${config.unsafe.outboundAllow.join(',')} (never in production)`,
+    ]);
+  if (config.unsafe.siteOrigin)
+    rows.push(['FOOTFALL_UNSAFE_SITE_ORIGIN', `${config.unsafe.siteOrigin} (never in production)`]);
+  if (config.unsafe.alertSeconds !== 60)
+    rows.push(['FOOTFALL_UNSAFE_ALERT_SECONDS', `${config.unsafe.alertSeconds} (never in production)`]);
   if (config.platform) rows.push(['(hosting platform)', config.platform]);
   return rows.map(([k, val]) => `${k}=${val}${NOT_YET_USED.has(k) ? ' (not yet used)' : ''}`);
 }

@@ -1,4 +1,28 @@
 export {
+  ALERT_DESTINATIONS_PER_SITE_MAX,
+  ALERT_KINDS,
+  ALERT_RETRY_DELAYS_MS,
+  type AlertDelivery,
+  type AlertDestination,
+  type AlertKind,
+  alertState,
+  createAlertDestination,
+  deleteAlertDestination,
+  deliveriesOf,
+  destinationSecrets,
+  destinationsFor,
+  dueDeliveries,
+  enqueueAlert,
+  getAlertDestination,
+  instanceKeyMatches,
+  listAlertDestinations,
+  type NewAlertDestination,
+  noteDestinationResult,
+  recordAttempt,
+  setAlertState,
+  updateAlertDestination,
+} from './alerts.ts';
+export {
   ANNOTATION_TEXT_MAX,
   type Annotation,
   createAnnotation,
@@ -43,6 +67,14 @@ export {
   listGoalsNow,
   updateGoal,
 } from './goals.ts';
+export {
+  clearStopped,
+  type InstallCheck,
+  type InstallOutcome,
+  installCheckOf,
+  installChecks,
+  recordInstallCheck,
+} from './install-checks.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {
   BeforeUpgradeError,

@@ -297,5 +297,65 @@ const V9: ControlMigration = {
   `,
 };
 
+const V10: ControlMigration = {
+  version: 10,
+  name: 'alerts and the install check',
+  // alert destinations of a site (the URL or address sealed with the instance key, 'alert-target';
+  // a webhook's signing secret sealed too, 'alert-secret'), the deliveries waiting or done (each
+  // retried with backoff until it is sent or gives up), what each rule last saw (scope is a site id
+  // or '*' for the instance), and each site's last install check
+  sql: `
+    CREATE TABLE alert_destinations (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      channel TEXT NOT NULL CHECK (channel IN ('webhook', 'email')),
+      target TEXT NOT NULL,
+      host TEXT NOT NULL,
+      secret TEXT,
+      kinds TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      last_sent_at INTEGER,
+      last_failed_at INTEGER,
+      last_error TEXT,
+      CHECK ((channel = 'webhook') = (secret IS NOT NULL))
+    ) STRICT;
+    CREATE INDEX alert_destinations_site ON alert_destinations(site_id, created_at);
+
+    CREATE TABLE alert_deliveries (
+      id INTEGER PRIMARY KEY,
+      destination_id TEXT NOT NULL REFERENCES alert_destinations(id) ON DELETE CASCADE,
+      alert_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_at INTEGER NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+      last_error TEXT,
+      done_at INTEGER
+    ) STRICT;
+    CREATE INDEX alert_deliveries_due ON alert_deliveries(state, next_at);
+
+    CREATE TABLE alert_state (
+      scope TEXT NOT NULL,
+      name TEXT NOT NULL,
+      value TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      PRIMARY KEY (scope, name)
+    ) STRICT;
+    CREATE TRIGGER alert_state_site_deleted AFTER DELETE ON sites
+    BEGIN
+      DELETE FROM alert_state WHERE scope = old.id;
+    END;
+
+    CREATE TABLE install_checks (
+      site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+      checked_at INTEGER NOT NULL,
+      outcome TEXT NOT NULL,
+      stopped_at INTEGER
+    ) STRICT;
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];

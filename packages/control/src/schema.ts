@@ -22,6 +22,10 @@ export interface ControlSchema {
   api_key_sites: { key_id: string; site_id: string };
   annotations: AnnotationsTable;
   goals: GoalsTable;
+  alert_destinations: AlertDestinationsTable;
+  alert_deliveries: AlertDeliveriesTable;
+  alert_state: { scope: string; name: string; value: string; at: number };
+  install_checks: { site_id: string; checked_at: number; outcome: string; stopped_at: number | null };
   site_layout: { id: number; layout: string; updated_at: number };
   site_deletions: { site_id: string; requested_at: number };
   daily_salts: { day: string; salt: Buffer };
@@ -106,4 +110,38 @@ export interface AnnotationsTable {
   author_id: string | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface AlertDestinationsTable {
+  id: string;
+  site_id: string;
+  channel: 'webhook' | 'email';
+  /** the URL or the address, sealed ('alert-target') */
+  target: string;
+  /** the URL's host or the address's domain: what logs and lists may show */
+  host: string;
+  /** a webhook's signing secret, sealed ('alert-secret'); null for e-mail */
+  secret: string | null;
+  /** JSON list of the alert kinds it receives */
+  kinds: string;
+  created_at: number;
+  last_sent_at: number | null;
+  last_failed_at: number | null;
+  last_error: string | null;
+}
+
+export interface AlertDeliveriesTable {
+  id: Generated<number>;
+  destination_id: string;
+  /** the alert's id: the same for each destination it goes to */
+  alert_id: string;
+  kind: string;
+  /** the alert as JSON (alerts.ts AlertMessage) */
+  payload: string;
+  created_at: number;
+  attempts: Generated<number>;
+  next_at: number;
+  state: 'pending' | 'sent' | 'failed';
+  last_error: string | null;
+  done_at: number | null;
 }

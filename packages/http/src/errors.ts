@@ -18,6 +18,10 @@ export const ERROR_STATUS = {
   /** a payment provider refused the API key, or it lacks a permission (named in `permission`) */
   provider_key_rejected: 400,
   provider_permission_missing: 400,
+  /** an outgoing destination (alert webhook) is private, internal or not a web address */
+  destination_refused: 400,
+  /** e-mail alerts need FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM */
+  mail_not_configured: 400,
   internal: 500,
   /** a payment provider could not be reached, or failed while reconciling */
   provider_unreachable: 502,

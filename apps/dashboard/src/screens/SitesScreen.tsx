@@ -15,13 +15,14 @@ const ArrangeSites = lazyScreen<{
   onDone: () => void;
 }>(() => import('../sites/ArrangeSites.tsx'), 'ArrangeSites');
 
-type Trend = { state: 'waiting' | 'active'; last_seen: string | null; visitors: number[] };
+type Trend = { state: 'waiting' | 'active' | 'stopped'; last_seen: string | null; visitors: number[] };
 const DAY_MS = 86_400_000;
 
 function lastSeenNote(trend: Trend | undefined): string | null {
   if (!trend) return null;
   if (trend.state === 'waiting') return 'Waiting for the first visit';
   const since = trend.last_seen ? Date.now() - Date.parse(trend.last_seen) : 0;
+  if (trend.state === 'stopped') return `Tracking stopped: no visit for ${Math.floor(since / DAY_MS)} days`;
   if (since > 2 * DAY_MS) return `No visit for ${Math.floor(since / DAY_MS)} days`;
   return null;
 }
@@ -43,7 +44,7 @@ function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefi
             <strong>{compact(total ?? 0)}</strong> <span class="muted">visitors in 30 days</span>
           </span>
         )}
-        {trend && trend.state === 'active' && <Sparkline values={trend.visitors} />}
+        {trend && trend.state !== 'waiting' && <Sparkline values={trend.visitors} />}
       </Link>
     </li>
   );

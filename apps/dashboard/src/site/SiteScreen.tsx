@@ -36,6 +36,19 @@ function ModeSwitch(props: { site: string; live: boolean }) {
   );
 }
 
+/** What the daily install check saw on the homepage, in a sentence. */
+function installWords(
+  site: Schema<'Site'>,
+  check: Schema<'SiteStatus'>['install_check'] | undefined,
+): string {
+  if (!check) return 'If the site still has visitors, check that its pages still carry the tag.';
+  if (check.tracker === 'missing')
+    return `The daily check did not find the tracker (/js/${site.id}.js) on ${site.domain}'s homepage: put the tag back.`;
+  if (check.tracker === 'found')
+    return 'The daily check still finds the tracker on the homepage: a blocker, a broken page or no visitors may be why.';
+  return `The daily check could not read the homepage (${check.detail ?? 'no answer'}).`;
+}
+
 function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined; live: boolean }) {
   const { site, status } = props;
   const quiet = status?.last_seen ? Date.now() - Date.parse(status.last_seen) : 0;
@@ -56,10 +69,11 @@ function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | 
           )}
         </div>
       </div>
-      {quiet > 2 * DAY_MS && (
+      {(status?.state === 'stopped' || quiet > 2 * DAY_MS) && (
         <p class="notice" role="status">
-          No visit has come for {Math.floor(quiet / DAY_MS)} days. If the site still has visitors, check that
-          its pages still carry the tag.
+          {status?.state === 'stopped' ? <strong>Tracking stopped. </strong> : null}
+          No visit has come for {Math.floor(quiet / DAY_MS)} days. {installWords(site, status?.install_check)}{' '}
+          Nothing recorded is lost; the report picks up again with the next visit.
         </p>
       )}
     </>

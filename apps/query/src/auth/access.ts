@@ -104,6 +104,12 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/sites/:site/goals': 'owner',
   'PATCH /api/v1/sites/:site/goals/:id': 'owner',
   'DELETE /api/v1/sites/:site/goals/:id': 'owner',
+  // alert destinations: owners only, reads included (viewers never read them: the URL may be a secret)
+  'GET /api/v1/sites/:site/alerts': 'owner',
+  'POST /api/v1/sites/:site/alerts': 'owner',
+  'PATCH /api/v1/sites/:site/alerts/:id': 'owner',
+  'DELETE /api/v1/sites/:site/alerts/:id': 'owner',
+  'POST /api/v1/sites/:site/alerts/:id/test': 'owner',
 
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',

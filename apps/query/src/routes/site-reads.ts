@@ -1,4 +1,10 @@
-import { canonicalTimeZone, listSites, scopeAllows } from '@footfall/control';
+import {
+  canonicalTimeZone,
+  type InstallCheck,
+  installCheckOf,
+  listSites,
+  scopeAllows,
+} from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { hasConnections } from '@footfall/payments';
 import { Hono } from 'hono';
@@ -13,6 +19,16 @@ import {
 } from '../engine/index.ts';
 import { resolveGoalFilters } from '../goals.ts';
 import { breakdownWithRevenue, REVENUE_PARAMS, revenueOptions } from '../revenue.ts';
+
+/**
+ * A site's state (spec, Site lifecycle): waiting for its first visit, active, or stopped since the
+ * install check found it quiet for two days (docs/alerts.md) and no visit came after.
+ */
+function siteState(firstVisit: number | null, lastSeen: number | null, check: InstallCheck | undefined) {
+  if (firstVisit === null) return 'waiting' as const;
+  const stoppedAt = check?.stoppedAt ?? null;
+  return stoppedAt !== null && (lastSeen ?? 0) <= stoppedAt ? ('stopped' as const) : ('active' as const);
+}
 
 const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
 const DAY_MS = 86_400_000;
@@ -110,10 +126,19 @@ export function siteReadRoutes(deps: QueryDeps) {
       const { firstVisit, lastSeen } = await reads.run(c, (signal) =>
         engine.status({ site: site.id, signal }),
       );
+      const check = installCheckOf(deps.control, site.id);
       return c.json({
-        state: firstVisit === null ? 'waiting' : 'active',
+        state: siteState(firstVisit, lastSeen, check),
         first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
         last_seen: lastSeen === null ? null : new Date(lastSeen).toISOString(),
+        install_check:
+          check === undefined
+            ? null
+            : {
+                checked_at: new Date(check.checkedAt).toISOString(),
+                tracker: check.outcome.tracker,
+                detail: check.outcome.detail,
+              },
       });
     })
     .get('/site-trends', async (c) => {
@@ -144,7 +169,7 @@ export function siteReadRoutes(deps: QueryDeps) {
             ]);
             return {
               site: site.id,
-              state: status.firstVisit === null ? 'waiting' : 'active',
+              state: siteState(status.firstVisit, status.lastSeen, installCheckOf(deps.control, site.id)),
               last_seen: status.lastSeen === null ? null : new Date(status.lastSeen).toISOString(),
               from: period.from,
               to: period.to,

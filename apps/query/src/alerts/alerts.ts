@@ -1,0 +1,494 @@
+import {
+  type AlertDestination,
+  type AlertKind,
+  alertState,
+  canonicalTimeZone,
+  clearStopped,
+  destinationSecrets,
+  destinationsFor,
+  dueDeliveries,
+  enqueueAlert,
+  getAlertDestination,
+  type InstallOutcome,
+  installChecks,
+  instanceKeyMatches,
+  listSites,
+  noteDestinationResult,
+  recordAttempt,
+  recordInstallCheck,
+  SealError,
+  type Site,
+  setAlertState,
+} from '@footfall/control';
+import type { GuardOptions } from '@footfall/http';
+import { backupHealth } from '../backups.ts';
+import type { QueryDeps } from '../deps.ts';
+import { todayIn } from '../engine/report-params.ts';
+import { disk } from '../health-content.ts';
+import { gatewayHealth } from '../ingest-status.ts';
+import { checkInstall, INSTALL_CHECK_AT_ONCE, INSTALL_CHECK_SITES_PER_DAY } from './install-check.ts';
+import { type AlertMessage, alertId } from './message.ts';
+import { busyDay, formatMoney, lastPaymentSeq, paymentsSince } from './rules.ts';
+import { AlertSender } from './send.ts';
+
+const DAY_MS = 86_400_000;
+/** A site that was sending visits and has sent none for this long has stopped. */
+export const STOPPED_AFTER_MS = 2 * DAY_MS;
+/** How often a site's visitors are compared with its usual ones. */
+const BUSY_EVERY_MS = 15 * 60_000;
+/** The disk alert clears once the runway is this many times the threshold again (no flapping). */
+const DISK_CLEAR_FACTOR = 1.5;
+/** The first look after start: a start is never slowed by alerts. */
+const FIRST_LOOK_MS = 20_000;
+
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;
+const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
+
+/** The instance's health conditions that are alerted (spec, Emitted 3). */
+type HealthCondition = 'backup_failed' | 'offsite_failed' | 'wal_refusing' | 'key_mismatch';
+
+const HEALTH_TITLES: Record<HealthCondition, [started: string, cleared: string]> = {
+  backup_failed: ['Footfall: the last backup failed', 'Footfall: backups work again'],
+  offsite_failed: [
+    'Footfall: the off-site copy of the backup failed',
+    'Footfall: off-site copies work again',
+  ],
+  wal_refusing: ['Footfall is refusing new events', 'Footfall accepts events again'],
+  key_mismatch: [
+    'Footfall: the instance key does not match the data',
+    'Footfall: the instance key matches the data again',
+  ],
+};
+
+/** Counts for /metrics: per kind and channel. */
+export interface AlertCounts {
+  sent: Map<string, number>;
+  attemptsFailed: Map<string, number>;
+  givenUp: Map<string, number>;
+}
+
+/**
+ * Alerts (docs/alerts.md), run by the query service: every minute it looks at each rule, queues
+ * an alert for each destination that receives its kind, and sends what is due, retrying failures
+ * with backoff (ALERT_RETRY_DELAYS_MS). Rules: someone paid (live payments since the last alert),
+ * a busy day (every 15 minutes), tracking stopped (the daily install check) and resumed, the disk
+ * filling, and the instance's health problems (a failed backup or off-site copy, the write-ahead
+ * log refusing events, an instance key that does not match), each sent when it starts and when it
+ * clears, and only while someone receives them.
+ */
+export class Alerts {
+  readonly #deps: QueryDeps;
+  readonly #sender: AlertSender;
+  readonly #guard: GuardOptions;
+  readonly #everyMs: number;
+  readonly counts: AlertCounts = { sent: new Map(), attemptsFailed: new Map(), givenUp: new Map() };
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<void> | undefined;
+  #draining: Promise<void> | undefined;
+  #stopped = false;
+  readonly #busyLookedAt = new Map<string, number>();
+
+  constructor(deps: QueryDeps) {
+    this.#deps = deps;
+    const { config } = deps;
+    this.#guard = { allow: config.unsafe.outboundAllow };
+    this.#sender = new AlertSender({ smtp: config.smtp, mailFrom: config.mailFrom, guard: this.#guard });
+    this.#everyMs = config.unsafe.alertSeconds * 1000;
+  }
+
+  /** Whether e-mail destinations can be used (FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM set). */
+  get mailReady(): boolean {
+    return this.#sender.mailReady;
+  }
+
+  get guard(): GuardOptions {
+    return this.#guard;
+  }
+
+  start(): void {
+    const tick = (delay: number) => {
+      this.#timer = setTimeout(() => {
+        this.#pass = this.tick().finally(() => {
+          this.#pass = undefined;
+          if (!this.#stopped) tick(this.#everyMs);
+        });
+      }, delay);
+      this.#timer.unref();
+    };
+    tick(Math.min(FIRST_LOOK_MS, this.#everyMs));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#pass;
+    await this.#draining;
+    this.#sender.close();
+  }
+
+  /** One look at every rule, then sends what is due. A rule that fails is logged; the others go on. */
+  async tick(): Promise<void> {
+    await this.#safely('health', () => this.#health());
+    await this.#safely('disk', () => this.#disk());
+    for (const site of listSites(this.#deps.control)) {
+      await this.#safely('payment', () => this.#payments(site));
+      await this.#safely('busy day', () => this.#busy(site));
+    }
+    await this.#safely('install check', () => this.#installChecks());
+    await this.drain();
+  }
+
+  async #safely(rule: string, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      this.#deps.logger.warn({ rule, err: { message: (error as Error).message } }, 'alert rule failed');
+    }
+  }
+
+  /** Sends every delivery that is due (one pass at a time; a second call joins the first). */
+  drain(): Promise<void> {
+    this.#draining ??= this.#drainAll().finally(() => {
+      this.#draining = undefined;
+    });
+    return this.#draining;
+  }
+
+  async #drainAll(): Promise<void> {
+    const ctl = this.#deps.control;
+    for (;;) {
+      const due = await dueDeliveries(ctl, INSTALL_CHECK_AT_ONCE);
+      if (due.length === 0 || this.#stopped) return;
+      await Promise.all(
+        due.map(async (delivery) => {
+          let error: string | null;
+          let channel = 'unknown';
+          let host = 'unknown';
+          try {
+            const destination = await destinationSecrets(ctl, delivery.destination_id);
+            if (destination === undefined) return;
+            channel = destination.channel;
+            host = destination.host;
+            error = await this.#sender.send(destination, JSON.parse(delivery.payload) as AlertMessage);
+          } catch (e) {
+            error = e instanceof SealError ? 'sealed with another instance key' : (e as Error).message;
+          }
+          const state = await recordAttempt(ctl, delivery, error);
+          const key = `${delivery.kind}|${channel}`;
+          if (state === 'sent') bump(this.counts.sent, key);
+          else {
+            bump(this.counts.attemptsFailed, key);
+            if (state === 'failed') bump(this.counts.givenUp, key);
+            this.#deps.logger.warn(
+              {
+                destination: host,
+                kind: delivery.kind,
+                attempt: delivery.attempts + 1,
+                reason: error,
+                gaveUp: state === 'failed',
+              },
+              'alert not delivered',
+            );
+          }
+        }),
+      );
+    }
+  }
+
+  /** "Send a test alert": sent at once to one destination, not retried; answers why it failed, or null. */
+  async test(site: Site, destinationId: string): Promise<string | null> {
+    const ctl = this.#deps.control;
+    const destination = await getAlertDestination(ctl, site.id, destinationId);
+    const message = this.#message('test', site, null, {
+      title: `Footfall: a test alert for ${site.domain}`,
+      text: `This is a test. Alerts of ${site.domain} reach this ${destination.channel === 'email' ? 'address' : 'webhook'}.`,
+      data: { kinds: destination.kinds },
+    });
+    let error: string | null;
+    try {
+      const opened = await destinationSecrets(ctl, destinationId);
+      error = opened === undefined ? 'the destination was removed' : await this.#sender.send(opened, message);
+    } catch (e) {
+      error = e instanceof SealError ? 'sealed with another instance key' : (e as Error).message;
+    }
+    await noteDestinationResult(ctl, destinationId, error);
+    bump(error === null ? this.counts.sent : this.counts.attemptsFailed, `test|${destination.channel}`);
+    return error;
+  }
+
+  #message(
+    kind: AlertKind | 'test',
+    site: Site | null,
+    state: AlertMessage['state'],
+    body: { title: string; text: string; data: Record<string, unknown>; path?: string },
+  ): AlertMessage {
+    const base = this.#deps.config.baseUrl?.replace(/\/+$/, '');
+    const path = body.path ?? (site ? `/sites/${site.id}` : '/health');
+    return {
+      id: alertId(),
+      kind,
+      state,
+      at: new Date(this.#deps.now()).toISOString(),
+      site: site ? { id: site.id, domain: site.domain } : null,
+      title: body.title,
+      text: body.text,
+      url: base ? `${base}${path}` : null,
+      data: body.data,
+    };
+  }
+
+  /** Queues an alert for destinations (one per URL or address, however many sites list it). */
+  async #raise(message: AlertMessage, destinations: readonly AlertDestination[]): Promise<void> {
+    const seen = new Set<string>();
+    const ids: string[] = [];
+    for (const d of destinations) {
+      const key = `${d.channel}|${d.target ?? d.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      ids.push(d.id);
+    }
+    await enqueueAlert(this.#deps.control, { id: message.id, kind: message.kind, payload: message }, ids);
+    this.#deps.logger.info(
+      { kind: message.kind, state: message.state, destinations: ids.length },
+      'alert raised',
+    );
+  }
+
+  /**
+   * A condition's state changed: queues `started` or `cleared`. Before anyone receives the kind,
+   * nothing is remembered, so a destination added during a problem hears that it started.
+   */
+  async #condition(
+    kind: AlertKind,
+    name: string,
+    active: boolean,
+    site: Site | null,
+    words: () => { title: string; text: string; data: Record<string, unknown>; path?: string },
+  ): Promise<void> {
+    const ctl = this.#deps.control;
+    const destinations = await destinationsFor(ctl, kind, site?.id);
+    if (destinations.length === 0) return;
+    const scope = site?.id ?? '*';
+    const stored = alertState(ctl, scope, name);
+    if (stored !== undefined && (stored === '1') === active) return;
+    setAlertState(ctl, scope, name, active ? '1' : '0');
+    // a condition first seen inactive is no news
+    if (stored === undefined && !active) return;
+    await this.#raise(this.#message(kind, site, active ? 'started' : 'cleared', words()), destinations);
+  }
+
+  async #health(): Promise<void> {
+    const deps = this.#deps;
+    // read (and on the first pass written) whether anyone receives health alerts or not
+    const keyMatches = instanceKeyMatches(deps.control);
+    if ((await destinationsFor(deps.control, 'health')).length === 0) return;
+    const backups = deps.backups
+      ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined)
+      : null;
+    const refusing: { stream: string; reason: string }[] = [];
+    for (const g of await gatewayHealth(deps.instance.paths.run)) {
+      if (!g.reachable) continue;
+      const availability = (g.availability ?? {}) as { state?: string; reason?: string };
+      if (availability.state === 'refusing')
+        refusing.push({ stream: String(g.stream), reason: availability.reason ?? 'disk full' });
+    }
+    const conditions: Record<HealthCondition, { active: boolean; why: string }> = {
+      backup_failed: {
+        active: backups?.failing === true,
+        why: backups?.last_failure?.reason ?? '',
+      },
+      offsite_failed: {
+        active: backups?.offsite?.failing === true,
+        why: backups?.offsite?.last_failure?.reason ?? '',
+      },
+      wal_refusing: {
+        active: refusing.length > 0,
+        why: refusing.map((r) => `${r.stream}: ${r.reason}`).join('; '),
+      },
+      key_mismatch: {
+        active: !keyMatches,
+        why: 'values sealed in the control database cannot be opened with this key (FOOTFALL_SECRET changed, or data/secret.key was replaced)',
+      },
+    };
+    for (const [name, c] of Object.entries(conditions) as [
+      HealthCondition,
+      { active: boolean; why: string },
+    ][]) {
+      await this.#condition('health', `health:${name}`, c.active, null, () => {
+        const [started, cleared] = HEALTH_TITLES[name];
+        return {
+          title: c.active ? started : cleared,
+          text: c.active
+            ? `${started.replace(/^Footfall: /, '')}${c.why ? `: ${c.why}` : ''}. Health in the dashboard shows the details.`
+            : `${cleared.replace(/^Footfall: /, '')}.`,
+          data: { condition: name, reason: c.active ? c.why || null : null },
+          path: '/health',
+        };
+      });
+    }
+  }
+
+  async #disk(): Promise<void> {
+    const deps = this.#deps;
+    if ((await destinationsFor(deps.control, 'disk_filling')).length === 0) return;
+    const d = await disk(deps);
+    const threshold = deps.config.diskAlertDays;
+    const was = alertState(deps.control, '*', 'disk_filling') === '1';
+    const limit = was ? threshold * DISK_CLEAR_FACTOR : threshold;
+    const active = d.runway_days !== null && d.runway_days < limit;
+    await this.#condition('disk_filling', 'disk_filling', active, null, () => ({
+      title: active
+        ? `Footfall: the disk is full in about ${Math.max(0, Math.round(d.runway_days ?? 0))} days`
+        : 'Footfall: the disk has room again',
+      text: active
+        ? `At the rate of the last seven days, the data volume is full in about ${d.runway_days} days (${gib(d.free_bytes)} free, Footfall's data ${gib(d.data_bytes)}). Make room or move to a larger volume: when the disk is full, new events are refused.`
+        : `At the rate of the last seven days the data volume lasts ${d.runway_days === null ? 'for a long time' : `about ${d.runway_days} days`} (${gib(d.free_bytes)} free).`,
+      data: {
+        runway_days: d.runway_days,
+        free_bytes: d.free_bytes,
+        data_bytes: d.data_bytes,
+        threshold_days: threshold,
+      },
+      path: '/health',
+    }));
+  }
+
+  async #payments(site: Site): Promise<void> {
+    const ctl = this.#deps.control;
+    const stored = alertState(ctl, site.id, 'payment_seq');
+    if (stored === undefined) {
+      // the first look: payments before it are not news
+      setAlertState(ctl, site.id, 'payment_seq', String(lastPaymentSeq(ctl, site.id)));
+      return;
+    }
+    const found = paymentsSince(ctl, site, Number(stored), this.#deps.exchangeRates?.table);
+    if (found.count === 0) return;
+    setAlertState(ctl, site.id, 'payment_seq', String(found.cursor));
+    const destinations = await destinationsFor(ctl, 'payment', site.id);
+    if (destinations.length === 0) return;
+    const amount = formatMoney(found.amountMinor, site.currency);
+    const others = found.unconverted.map((u) => formatMoney(u.amount_minor, u.currency));
+    const total = [found.amountMinor > 0 || others.length === 0 ? amount : null, ...others]
+      .filter(Boolean)
+      .join(' + ');
+    await this.#raise(
+      this.#message('payment', site, null, {
+        title:
+          found.count === 1
+            ? `${site.domain}: someone paid ${total}`
+            : `${site.domain}: ${found.count} payments, ${total}`,
+        text: `${found.count === 1 ? 'A payment' : `${found.count} payments`} of ${total} came in for ${site.domain} since the last alert.`,
+        data: {
+          payments: found.count,
+          amount_minor: found.amountMinor,
+          currency: site.currency,
+          amount: amount,
+          unconverted: found.unconverted,
+          first_at: found.firstAt === null ? null : new Date(found.firstAt).toISOString(),
+          last_at: found.lastAt === null ? null : new Date(found.lastAt).toISOString(),
+        },
+      }),
+      destinations,
+    );
+  }
+
+  async #busy(site: Site): Promise<void> {
+    const deps = this.#deps;
+    const now = deps.now();
+    if (now - (this.#busyLookedAt.get(site.id) ?? 0) < BUSY_EVERY_MS) return;
+    this.#busyLookedAt.set(site.id, now);
+    const destinations = await destinationsFor(deps.control, 'busy_day', site.id);
+    if (destinations.length === 0) return;
+    const today = todayIn(site.timezone, now);
+    if (alertState(deps.control, site.id, 'busy_day') === today) return;
+    const engine = deps.analytics.engine;
+    const status = await engine.status({ site: site.id });
+    if (status.firstVisit === null) return;
+    const from = dayString(dayNumber(today) - 28);
+    const days = await engine.dailyVisitors({
+      site: site.id,
+      timeZone: canonicalTimeZone(site.timezone),
+      period: { from, to: today },
+    });
+    const firstDay = dayNumber(todayIn(site.timezone, status.firstVisit)) - dayNumber(from);
+    const busy = busyDay(days, firstDay);
+    if (busy === null) return;
+    setAlertState(deps.control, site.id, 'busy_day', today);
+    const weekday = new Intl.DateTimeFormat('en', { weekday: 'long', timeZone: 'UTC' }).format(
+      Date.parse(today),
+    );
+    await this.#raise(
+      this.#message('busy_day', site, null, {
+        title: `${site.domain} is having a busy day: ${busy.today} visitors so far`,
+        text: `${site.domain} has had ${busy.today} visitors today so far; a usual ${weekday} has about ${busy.usual}.`,
+        data: { day: today, visitors: busy.today, usual: busy.usual },
+      }),
+      destinations,
+    );
+  }
+
+  /**
+   * The install check (daily per site that was sending visits, at most 50 a day, 4 at once) and the
+   * stopped state: a site with no visit for two days is stopped; one with visits again is not.
+   * Resuming is looked at on every pass, so it is known within a minute of the first new visit.
+   */
+  async #installChecks(): Promise<void> {
+    const deps = this.#deps;
+    const ctl = deps.control;
+    const now = deps.now();
+    const checks = new Map(installChecks(ctl).map((c) => [c.siteId, c]));
+    const checkedToday = [...checks.values()].filter((c) => now - c.checkedAt < DAY_MS).length;
+    let budget = Math.max(0, INSTALL_CHECK_SITES_PER_DAY - checkedToday);
+    const due: { site: Site; lastSeen: number }[] = [];
+    for (const site of listSites(ctl)) {
+      const check = checks.get(site.id);
+      const status = await deps.analytics.engine.status({ site: site.id });
+      if (status.lastSeen === null) continue;
+      if (check?.stoppedAt != null && status.lastSeen > check.stoppedAt) {
+        clearStopped(ctl, site.id);
+        await this.#trackingStopped(site, false, check.outcome);
+      }
+      if (check !== undefined && now - check.checkedAt < DAY_MS) continue;
+      if (budget === 0) continue;
+      budget -= 1;
+      due.push({ site, lastSeen: status.lastSeen });
+    }
+    for (let i = 0; i < due.length; i += INSTALL_CHECK_AT_ONCE) {
+      await Promise.all(
+        due.slice(i, i + INSTALL_CHECK_AT_ONCE).map(async ({ site, lastSeen }) => {
+          const outcome = await checkInstall(site, this.#guard, deps.config.unsafe.siteOrigin);
+          const before = checks.get(site.id)?.stoppedAt ?? null;
+          const quiet = deps.now() - lastSeen >= STOPPED_AFTER_MS;
+          const stoppedAt = quiet ? (before ?? deps.now()) : null;
+          recordInstallCheck(ctl, site.id, outcome, stoppedAt);
+          deps.logger.info({ site: site.id, tracker: outcome.tracker, stopped: quiet }, 'install checked');
+          if (quiet && before === null) await this.#trackingStopped(site, true, outcome);
+          if (!quiet && before !== null) await this.#trackingStopped(site, false, outcome);
+        }),
+      );
+    }
+  }
+
+  async #trackingStopped(site: Site, active: boolean, outcome: InstallOutcome): Promise<void> {
+    await this.#condition('tracking_stopped', 'tracking_stopped', active, site, () => ({
+      title: active ? `${site.domain} stopped sending visits` : `${site.domain} is sending visits again`,
+      text: active
+        ? `No visit of ${site.domain} has arrived for two days. ${trackerWords(site, outcome)} Nothing recorded is deleted.`
+        : `Visits of ${site.domain} arrive again.`,
+      data: { tracker: outcome.tracker, detail: outcome.detail },
+    }));
+  }
+}
+
+function trackerWords(site: Site, o: InstallOutcome): string {
+  if (o.tracker === 'found')
+    return `The tracker is still on its homepage: a blocker, a broken page or no visitors at all may be why.`;
+  if (o.tracker === 'missing') return `The tracker (/js/${site.id}.js) is not on its homepage any more.`;
+  return `Its homepage could not be read (${o.detail ?? 'no answer'}).`;
+}
+
+const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
