@@ -70,8 +70,16 @@ function Backups({ b }: { b: Schema<'Health'>['backups'] }) {
   );
 }
 
-function Problems({ h }: { h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups'> }) {
+function Problems({
+  h,
+}: {
+  h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups' | 'key_matches'>;
+}) {
   const list: string[] = [];
+  if (!h.key_matches)
+    list.push(
+      'The instance key does not match the data: FOOTFALL_SECRET changed, or data/secret.key was replaced. Sealed secrets (two-step, payment and alert secrets) cannot be opened until the original key is back.',
+    );
   for (const g of h.ingest) {
     if (!g.reachable) list.push(`The ingest gateway ${g.stream} does not answer.`);
     else if (g.state === 'refusing')

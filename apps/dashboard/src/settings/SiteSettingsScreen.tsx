@@ -6,6 +6,7 @@ import { useSubmit } from '../components/use-submit.ts';
 import { navigate } from '../router.ts';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
+import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
@@ -215,6 +216,10 @@ export function SiteSettingsScreen(props: { site: string }) {
           <PaymentConnections site={current.id} />
         </section>
       )}
+      <section class="section card" aria-labelledby="alerts-heading" id="alerts">
+        <h2 id="alerts-heading">Alerts</h2>
+        <AlertSettings site={current.id} />
+      </section>
       <section class="section card danger-zone" aria-labelledby="delete">
         <h2 id="delete">Delete the site</h2>
         <DeleteSite site={current} />
