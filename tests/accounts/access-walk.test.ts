@@ -1,3 +1,4 @@
+import { storeFavicon } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_ACCESS } from '../../apps/query/src/auth/access.ts';
 import {
@@ -72,6 +73,7 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/goals': 'viewer',
+  'GET /api/v1/sites/:site/favicon': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',
@@ -195,6 +197,11 @@ beforeAll(async () => {
       agent: owner,
     })
   ).json()) as { id: string };
+  // a favicon as the weekly fetch stores it (a 1×1 GIF)
+  storeFavicon(h.control, site.site.id, {
+    contentType: 'image/gif',
+    bytes: Buffer.from('R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==', 'base64'),
+  });
   await h.call('POST', `/api/v1/sites/${site.site.id}/goals`, {
     body: { name: 'walked', kind: 'event', match: 'Walk' },
     agent: owner,

@@ -1,3 +1,4 @@
+import { storeFavicon } from '@footfall/control';
 import { expect } from 'vitest';
 import type { Agent } from '../accounts/harness.ts';
 import type { DocumentedApp } from './documented-app.ts';
@@ -154,6 +155,13 @@ export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, ap
     field: 'consent_foreground',
   });
   expect((await patch({ domain: 'example.com' })).status).toBe(409);
+  // a favicon is stored by the weekly fetch (alerts/install-check.ts); before it, 404
+  expect((await h.call('GET', `/api/v1/sites/${site.id}/favicon`, { agent: viewer })).status).toBe(404);
+  const gif = Buffer.from('R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==', 'base64');
+  storeFavicon(h.control, site.id, { contentType: 'image/gif', bytes: gif });
+  const favicon = await h.call('GET', `/api/v1/sites/${site.id}/favicon`, { agent: viewer });
+  expect(favicon.status).toBe(200);
+  expect(favicon.headers.get('content-type')).toBe('image/gif');
   const rotated = await h.call('POST', `/api/v1/sites/${site.id}/proxy-key`, { agent: owner });
   expect(rotated.json<{ site: { proxy_key: string } }>().site.proxy_key).not.toBe(site.proxy_key);
   expect((await h.call('DELETE', `/api/v1/sites/${site.id}`, { agent: owner })).status).toBe(204);

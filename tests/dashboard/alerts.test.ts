@@ -16,6 +16,9 @@ import {
  * added (its signing secret shown once), a test alert sent to a local receiver and said to be
  * delivered, a kind unticked and kept, and the destination removed; at 1280 light and 360 dark.
  */
+/** A 2×2 red GIF. */
+const GIF = Buffer.from('R0lGODlhAgACAPAAAP8AAAAAACH5BAAAAAAALAAAAAACAAIAAAIChFEAOw==', 'base64');
+
 describe('alerts in the dashboard', () => {
   let d: Dashboard;
   let owner: ApiSession;
@@ -25,6 +28,15 @@ describe('alerts in the dashboard', () => {
   const received: { kind: string }[] = [];
   beforeAll(async () => {
     receiver = createServer((req, res) => {
+      // the site's homepage and favicon, as the weekly favicon fetch reads them
+      if (req.method === 'GET' && req.url === '/') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<link rel="icon" href="/icon.gif">');
+        return;
+      }
+      if (req.method === 'GET' && req.url === '/icon.gif') {
+        res.writeHead(200, { 'content-type': 'image/gif' }).end(GIF);
+        return;
+      }
       let body = '';
       req.on('data', (c) => {
         body += c;
@@ -37,11 +49,26 @@ describe('alerts in the dashboard', () => {
     port = await new Promise<number>((resolve) =>
       receiver.listen(0, '127.0.0.1', () => resolve((receiver.address() as AddressInfo).port)),
     );
-    d = await startDashboard({ FOOTFALL_UNSAFE_OUTBOUND_ALLOW: `127.0.0.1:${port}` });
+    d = await startDashboard({
+      FOOTFALL_UNSAFE_OUTBOUND_ALLOW: `127.0.0.1:${port}`,
+      FOOTFALL_UNSAFE_SITE_ORIGIN: `http://127.0.0.1:${port}`,
+      FOOTFALL_UNSAFE_ALERT_SECONDS: '1',
+    });
     owner = await createOwner(d);
     site = (
       await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'alerts.localhost' })
     ).site.id;
+    // a visit, so the site list is shown (an account whose sites all wait is taken to the install screen)
+    const res = await fetch(`${d.footfall.url}/api/e`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent':
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      },
+      body: JSON.stringify({ s: site, k: 'pv', u: 'http://alerts.localhost/', v: 'visitor-0001' }),
+    });
+    expect(res.status).toBe(202);
   }, 60_000);
   afterAll(async () => {
     await d?.close();
@@ -95,6 +122,29 @@ describe('alerts in the dashboard', () => {
     expect(await page.locator('#alerts').getByLabel('Someone paid').isChecked()).toBe(true);
     await context.close();
   }, 90_000);
+
+  it("shows the site's favicon in the site list, as the server fetched it", async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto('/sites');
+    const icon = page.locator(`img.site-icon[src="/api/v1/sites/${site}/favicon"]`);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return icon.count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    expect(await icon.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(2);
+    await page
+      .locator('.site-card')
+      .first()
+      .screenshot({ path: '.test-results/screens/site-card-favicon-1280-light.png' });
+    await context.close();
+  }, 60_000);
 
   it('fits a phone in dark mode, and removes a destination', async () => {
     const context = await personContext(d, { width: 360, dark: true });

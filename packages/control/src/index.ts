@@ -69,11 +69,14 @@ export {
 } from './goals.ts';
 export {
   clearStopped,
+  faviconOf,
+  faviconsFetched,
   type InstallCheck,
   type InstallOutcome,
   installCheckOf,
   installChecks,
   recordInstallCheck,
+  storeFavicon,
 } from './install-checks.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {

@@ -63,3 +63,45 @@ export function recordInstallCheck(
 export function clearStopped(ctl: ControlDb, siteId: string): void {
   ctl.raw.prepare('UPDATE install_checks SET stopped_at = NULL WHERE site_id = ?').run(siteId);
 }
+
+/** A site's favicon as fetched: its type and bytes, or null when it has none (or none could be read). */
+export function faviconOf(
+  ctl: Pick<ControlDb, 'raw'>,
+  siteId: string,
+): { fetchedAt: number; image: { contentType: string; bytes: Buffer } | null } | undefined {
+  const row = ctl.raw.prepare('SELECT * FROM site_favicons WHERE site_id = ?').get(siteId) as
+    | { fetched_at: number; content_type: string | null; bytes: Buffer | null }
+    | undefined;
+  if (row === undefined) return undefined;
+  return {
+    fetchedAt: row.fetched_at,
+    image:
+      row.content_type === null || row.bytes === null
+        ? null
+        : { contentType: row.content_type, bytes: row.bytes },
+  };
+}
+
+/** When each site's favicon was last fetched, and whether it has one. */
+export function faviconsFetched(
+  ctl: Pick<ControlDb, 'raw'>,
+): Map<string, { fetchedAt: number; found: boolean }> {
+  const rows = ctl.raw
+    .prepare('SELECT site_id, fetched_at, bytes IS NOT NULL AS found FROM site_favicons')
+    .all() as { site_id: string; fetched_at: number; found: number }[];
+  return new Map(rows.map((r) => [r.site_id, { fetchedAt: r.fetched_at, found: r.found === 1 }]));
+}
+
+export function storeFavicon(
+  ctl: ControlDb,
+  siteId: string,
+  image: { contentType: string; bytes: Buffer } | null,
+): void {
+  ctl.raw
+    .prepare(
+      `INSERT INTO site_favicons (site_id, fetched_at, content_type, bytes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (site_id) DO UPDATE SET fetched_at = excluded.fetched_at,
+         content_type = excluded.content_type, bytes = excluded.bytes`,
+    )
+    .run(siteId, ctl.now(), image?.contentType ?? null, image?.bytes ?? null);
+}

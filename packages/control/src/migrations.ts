@@ -303,7 +303,8 @@ const V10: ControlMigration = {
   // alert destinations of a site (the URL or address sealed with the instance key, 'alert-target';
   // a webhook's signing secret sealed too, 'alert-secret'), the deliveries waiting or done (each
   // retried with backoff until it is sent or gives up), what each rule last saw (scope is a site id
-  // or '*' for the instance), and each site's last install check
+  // or '*' for the instance), each site's last install check, and its favicon as fetched (or
+  // null when it has none)
   sql: `
     CREATE TABLE alert_destinations (
       id TEXT PRIMARY KEY,
@@ -353,6 +354,14 @@ const V10: ControlMigration = {
       checked_at INTEGER NOT NULL,
       outcome TEXT NOT NULL,
       stopped_at INTEGER
+    ) STRICT;
+
+    CREATE TABLE site_favicons (
+      site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+      fetched_at INTEGER NOT NULL,
+      content_type TEXT,
+      bytes BLOB,
+      CHECK ((content_type IS NULL) = (bytes IS NULL))
     ) STRICT;
   `,
 };

@@ -26,6 +26,7 @@ export interface ControlSchema {
   alert_deliveries: AlertDeliveriesTable;
   alert_state: { scope: string; name: string; value: string; at: number };
   install_checks: { site_id: string; checked_at: number; outcome: string; stopped_at: number | null };
+  site_favicons: { site_id: string; fetched_at: number; content_type: string | null; bytes: Buffer | null };
   site_layout: { id: number; layout: string; updated_at: number };
   site_deletions: { site_id: string; requested_at: number };
   daily_salts: { day: string; salt: Buffer };

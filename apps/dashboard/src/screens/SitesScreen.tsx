@@ -15,7 +15,12 @@ const ArrangeSites = lazyScreen<{
   onDone: () => void;
 }>(() => import('../sites/ArrangeSites.tsx'), 'ArrangeSites');
 
-type Trend = { state: 'waiting' | 'active' | 'stopped'; last_seen: string | null; visitors: number[] };
+type Trend = {
+  state: 'waiting' | 'active' | 'stopped';
+  favicon: boolean;
+  last_seen: string | null;
+  visitors: number[];
+};
 const DAY_MS = 86_400_000;
 
 function lastSeenNote(trend: Trend | undefined): string | null {
@@ -34,7 +39,12 @@ function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefi
     <li class="site-card card">
       <Link class="site-card-link" href={`/sites/${site.id}`}>
         <span class="site-card-head">
-          <SiteIcon domain={site.domain} icon={site.icon} colour={site.colour} />
+          <SiteIcon
+            domain={site.domain}
+            icon={site.icon}
+            colour={site.colour}
+            favicon={trend?.favicon ? `/api/v1/sites/${site.id}/favicon` : undefined}
+          />
           <span class="site-card-domain">{site.domain}</span>
         </span>
         {note ? (

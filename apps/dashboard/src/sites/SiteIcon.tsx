@@ -1,7 +1,15 @@
-/** A site's icon (its own image when set), or a dot in its colour with its first letter. */
-export function SiteIcon(props: { domain: string; icon: string | null; colour: string | null }) {
-  if (props.icon)
-    return <img class="site-icon" src={props.icon} alt="" width={20} height={20} loading="lazy" />;
+/**
+ * A site's icon: the owner's own image when set, else its favicon as the server fetched it (`src`,
+ * never the site itself), else a dot in its colour with its first letter.
+ */
+export function SiteIcon(props: {
+  domain: string;
+  icon: string | null;
+  colour: string | null;
+  favicon?: string;
+}) {
+  const src = props.icon ?? props.favicon;
+  if (src) return <img class="site-icon" src={src} alt="" width={20} height={20} loading="lazy" />;
   return (
     <span
       class="site-icon letter"

@@ -8,6 +8,7 @@ import {
   createCipher,
   createSite,
   deliveriesOf,
+  faviconOf,
   installCheckOf,
   type Site,
 } from '@footfall/control';
@@ -93,7 +94,8 @@ beforeEach(async () => {
   scripts = {};
   homepage = createServer((req, res) => {
     const script = scripts[req.url ?? ''];
-    if (script !== undefined) res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    if (script !== undefined)
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(Buffer.from(script, 'latin1'));
     else res.writeHead(200, { 'content-type': 'text/html' }).end(homepageHtml);
   });
   receiverPort = await listen(receiver);
@@ -348,3 +350,30 @@ function alertsDeps(env: Record<string, string>): QueryDeps {
     analytics: { engine },
   } as unknown as QueryDeps;
 }
+
+describe('favicons', () => {
+  const PNG = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    Buffer.alloc(40, 1),
+  ]);
+
+  it('keeps the icon the homepage links to, once a week, and never an SVG', async () => {
+    homepageHtml =
+      '<head><link rel="shortcut icon" href="/static/icon.png"><link rel=stylesheet href=/a.css></head>';
+    scripts['/static/icon.png'] = PNG.toString('latin1');
+    await alerts.tick();
+    const stored = faviconOf(control.ctl, site.id)!;
+    expect(stored.image?.contentType).toBe('image/png');
+    expect(stored.image?.bytes.subarray(0, 8)).toEqual(PNG.subarray(0, 8));
+    // an SVG (it can carry script) is not kept, even as /favicon.ico
+    homepageHtml = '<link rel="icon" href="/icon.svg">';
+    scripts['/icon.svg'] = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
+    scripts['/favicon.ico'] = scripts['/icon.svg'];
+    clock.advance(86_400_000);
+    await alerts.tick();
+    expect(faviconOf(control.ctl, site.id)!.fetchedAt).toBe(stored.fetchedAt); // not due for a week
+    clock.advance(7 * 86_400_000);
+    await alerts.tick();
+    expect(faviconOf(control.ctl, site.id)!.image).toBeNull();
+  });
+});

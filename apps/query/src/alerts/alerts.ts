@@ -8,6 +8,7 @@ import {
   destinationsFor,
   dueDeliveries,
   enqueueAlert,
+  faviconsFetched,
   getAlertDestination,
   type InstallOutcome,
   installChecks,
@@ -19,6 +20,7 @@ import {
   SealError,
   type Site,
   setAlertState,
+  storeFavicon,
 } from '@footfall/control';
 import type { GuardOptions } from '@footfall/http';
 import { backupHealth } from '../backups.ts';
@@ -26,7 +28,12 @@ import type { QueryDeps } from '../deps.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
 import { gatewayHealth } from '../ingest-status.ts';
-import { checkInstall, INSTALL_CHECK_AT_ONCE, INSTALL_CHECK_SITES_PER_DAY } from './install-check.ts';
+import {
+  checkInstall,
+  fetchFavicon,
+  INSTALL_CHECK_AT_ONCE,
+  INSTALL_CHECK_SITES_PER_DAY,
+} from './install-check.ts';
 import { type AlertMessage, alertId } from './message.ts';
 import { busyDay, formatMoney, lastPaymentSeq, paymentsSince } from './rules.ts';
 import { AlertSender } from './send.ts';
@@ -38,6 +45,8 @@ export const STOPPED_AFTER_MS = 2 * DAY_MS;
 const BUSY_EVERY_MS = 15 * 60_000;
 /** The disk alert clears once the runway is this many times the threshold again (no flapping). */
 const DISK_CLEAR_FACTOR = 1.5;
+/** How often a site's favicon is fetched again. */
+const FAVICON_EVERY_MS = 7 * DAY_MS;
 /** The first look after start: a start is never slowed by alerts. */
 const FIRST_LOOK_MS = 20_000;
 
@@ -135,6 +144,7 @@ export class Alerts {
       await this.#safely('busy day', () => this.#busy(site));
     }
     await this.#safely('install check', () => this.#installChecks());
+    await this.#safely('favicons', () => this.#favicons());
     await this.drain();
   }
 
@@ -467,6 +477,22 @@ export class Alerts {
         }),
       );
     }
+  }
+
+  /** Favicons for the site list: each site's fetched once a week, four sites a pass at most. */
+  async #favicons(): Promise<void> {
+    const deps = this.#deps;
+    const now = deps.now();
+    const fetched = faviconsFetched(deps.control);
+    const due = listSites(deps.control)
+      .filter((s) => now - (fetched.get(s.id)?.fetchedAt ?? 0) >= FAVICON_EVERY_MS)
+      .slice(0, INSTALL_CHECK_AT_ONCE);
+    await Promise.all(
+      due.map(async (site) => {
+        const image = await fetchFavicon(site, this.#guard, deps.config.unsafe.siteOrigin);
+        storeFavicon(deps.control, site.id, image);
+      }),
+    );
   }
 
   async #trackingStopped(site: Site, active: boolean, outcome: InstallOutcome): Promise<void> {

@@ -16,9 +16,9 @@ const READ_MS = 10_000;
 /**
  * Reads the body up to READ_BYTES (a page that never ends is cut, not waited for).
  */
-async function readSome(res: Response | Awaited<ReturnType<typeof guardedFetch>>): Promise<string> {
+async function readSome(res: Awaited<ReturnType<typeof guardedFetch>>): Promise<Buffer> {
   const reader = res.body?.getReader();
-  if (!reader) return '';
+  if (!reader) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -31,23 +31,29 @@ async function readSome(res: Response | Awaited<ReturnType<typeof guardedFetch>>
       break;
     }
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-async function read(url: string, guard: GuardOptions): Promise<{ url: string; text: string } | string> {
+async function fetchSome(url: string, guard: GuardOptions, accept: string) {
   const res = await guardedFetch(
     url,
     {
-      headers: { 'user-agent': `Footfall/${footfallVersion()} (install check)`, accept: 'text/html,*/*' },
+      headers: { 'user-agent': `Footfall/${footfallVersion()} (install check)`, accept },
       signal: AbortSignal.timeout(READ_MS),
     },
     guard,
   );
   if (!res.ok) {
     await res.body?.cancel();
-    return `the page answered ${res.status}`;
+    return { status: res.status, url, bytes: null };
   }
-  return { url: res.url || url, text: await readSome(res) };
+  return { status: res.status, url: res.url || url, bytes: await readSome(res) };
+}
+
+async function read(url: string, guard: GuardOptions): Promise<{ url: string; text: string } | string> {
+  const got = await fetchSome(url, guard, 'text/html,*/*');
+  if (got.bytes === null) return `the page answered ${got.status}`;
+  return { url: got.url, text: got.bytes.toString('utf8') };
 }
 
 /** The `src` of each `<script>` of a page, resolved against it, in page order. */
@@ -114,4 +120,73 @@ export async function checkInstall(
     }
   }
   return { tracker: 'missing', detail: null };
+}
+
+/** The largest favicon kept. */
+const FAVICON_BYTES = 100 * 1024;
+
+/** The image types kept, told by their first bytes (never SVG: it can carry script). */
+function imageType(bytes: Buffer): string | null {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (bytes.subarray(0, 4).equals(Buffer.from([0, 0, 1, 0]))) return 'image/x-icon';
+  if (bytes.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
+  return null;
+}
+
+/** The `href` of the page's first `<link rel="icon">` (or "shortcut icon", "apple-touch-icon"), resolved. */
+export function iconLink(html: string, base: string): string | null {
+  for (const m of html.matchAll(/<link\b[^>]*>/gi)) {
+    const tag = m[0];
+    const rel = /\brel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(tag);
+    const words = (rel?.[1] ?? rel?.[2] ?? rel?.[3] ?? '').toLowerCase().split(/\s+/);
+    if (!words.includes('icon') && !words.includes('apple-touch-icon')) continue;
+    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(tag);
+    const value = (href?.[1] ?? href?.[2] ?? href?.[3] ?? '').trim();
+    const url = URL.parse(value, base);
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) return url.toString();
+  }
+  return null;
+}
+
+/**
+ * A site's favicon for the site list, read by the server (the dashboard never asks a site itself):
+ * the homepage's `<link rel="icon">`, else `/favicon.ico`, through the same guard as the install
+ * check; kept only when it is a PNG, ICO, GIF, JPEG or WebP image of 100 KiB at most. null when
+ * there is none that qualifies.
+ */
+export async function fetchFavicon(
+  site: { domain: string },
+  guard: GuardOptions,
+  origin?: string,
+): Promise<{ contentType: string; bytes: Buffer } | null> {
+  const home = origin ? `${origin}/` : `https://${site.domain}/`;
+  const candidates: string[] = [];
+  try {
+    const page = await read(home, guard);
+    if (typeof page !== 'string') {
+      const link = iconLink(page.text, page.url);
+      if (link) candidates.push(link);
+    }
+  } catch {
+    // no homepage: /favicon.ico may still answer
+  }
+  candidates.push(new URL('/favicon.ico', home).toString());
+  for (const url of [...new Set(candidates)]) {
+    try {
+      const got = await fetchSome(url, guard, 'image/*');
+      if (got.bytes === null || got.bytes.length > FAVICON_BYTES || got.bytes.length === 0) continue;
+      const type = imageType(got.bytes);
+      if (type) return { contentType: type, bytes: got.bytes };
+    } catch {
+      // the next candidate
+    }
+  }
+  return null;
 }

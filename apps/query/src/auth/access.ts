@@ -94,6 +94,7 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/goals': 'viewer',
+  'GET /api/v1/sites/:site/favicon': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',

@@ -1,5 +1,6 @@
 import {
   canonicalTimeZone,
+  faviconOf,
   type InstallCheck,
   installCheckOf,
   listSites,
@@ -141,6 +142,17 @@ export function siteReadRoutes(deps: QueryDeps) {
               },
       });
     })
+    .get('/sites/:site/favicon', siteRead(), (c) => {
+      // fetched by the server through the outbound guard (alerts/install-check.ts), so the
+      // dashboard never asks the site itself; only raster images are kept
+      const image = faviconOf(deps.control, c.get('site').id)?.image;
+      if (!image) throw new AppError('not_found', 'no favicon of this site yet');
+      return c.body(new Uint8Array(image.bytes), 200, {
+        'content-type': image.contentType,
+        'cache-control': 'private, max-age=86400',
+        'x-content-type-options': 'nosniff',
+      });
+    })
     .get('/site-trends', async (c) => {
       const principal = c.get('principal')!;
       const query = c.req.queries();
@@ -170,6 +182,7 @@ export function siteReadRoutes(deps: QueryDeps) {
             return {
               site: site.id,
               state: siteState(status.firstVisit, status.lastSeen, installCheckOf(deps.control, site.id)),
+              favicon: faviconOf(deps.control, site.id)?.image != null,
               last_seen: status.lastSeen === null ? null : new Date(status.lastSeen).toISOString(),
               from: period.from,
               to: period.to,
