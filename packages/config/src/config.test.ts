@@ -28,7 +28,16 @@ describe('loadConfig', () => {
     expect(c.backupKeepDays).toBe(30);
     expect(c.sites).toEqual([]);
     expect(c.secret ?? c.apiToken ?? c.operatorToken ?? c.setupToken ?? c.metricsToken).toBeUndefined();
-    expect(c.unsafe).toEqual({ noRateLimit: false, anyHost: false, paymentApis: {} });
+    expect(c.unsafe).toEqual({
+      noRateLimit: false,
+      anyHost: false,
+      paymentApis: {},
+      geoUrl: undefined,
+      outboundAllow: [],
+      siteOrigin: undefined,
+      alertSeconds: 60,
+    });
+    expect(c.diskAlertDays).toBe(14);
   });
 
   it('listens on :$PORT when PORT is set and FOOTFALL_ADDR is not', () => {
@@ -230,14 +239,21 @@ describe('loadConfig', () => {
 
 describe('describeConfig', () => {
   it('prints every variable with secrets masked', () => {
-    const secrets = ['s'.repeat(32), 'o'.repeat(20), 'a'.repeat(20), 'm'.repeat(20), 'SK', 'smtppass'];
+    const secrets = [
+      's'.repeat(32),
+      'o'.repeat(20),
+      'a'.repeat(20),
+      'm'.repeat(20),
+      'S3SECRETKEY',
+      'smtppass',
+    ];
     const lines = describeConfig(
       loadConfig({
         FOOTFALL_SECRET: secrets[0],
         FOOTFALL_OPERATOR_TOKEN: secrets[1],
         FOOTFALL_API_TOKEN: secrets[2],
         FOOTFALL_METRICS_TOKEN: secrets[3],
-        FOOTFALL_BACKUP_S3: 'https://AK:SK@s3.example.com/bucket',
+        FOOTFALL_BACKUP_S3: 'https://AK:S3SECRETKEY@s3.example.com/bucket',
         FOOTFALL_SMTP_URL: 'smtp://me:smtppass@mail.example.com',
       }),
     );
