@@ -290,6 +290,33 @@ describe('alerts', () => {
     expect(kinds()).toEqual(['health:started', 'health:cleared']);
   });
 
+  it('sends a gateway refusing events (disk full) when it starts and when it clears', async () => {
+    await webhook(['health']);
+    // a gateway's status socket, as apps/ingest answers it
+    let availability = { state: 'refusing', reason: 'no space left on device' };
+    const run = prepareInstance(loadConfig({ FOOTFALL_DATA_DIR: `${control.dir}/data` })).paths.run;
+    const gateway = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ stream: 'gw1', availability })),
+    );
+    await new Promise<void>((resolve) => gateway.listen(`${run}/ingest-gw1.sock`, resolve));
+    try {
+      await alerts.tick();
+      expect(kinds()).toEqual(['health:started']);
+      expect(received[0]!.message.data).toEqual({
+        condition: 'wal_refusing',
+        reason: 'gw1: no space left on device',
+      });
+      await alerts.tick();
+      availability = { state: 'accepting', reason: '' };
+      await alerts.tick();
+      expect(kinds()).toEqual(['health:started', 'health:cleared']);
+    } finally {
+      await new Promise((r) => gateway.close(r));
+    }
+  });
+
   it('retries a failed delivery after 30 s, 2 min, 10 min, 1 h and 6 h, then gives up', async () => {
     await webhook(['tracking_stopped']);
     await visits(clock.now() - 3 * DAY, 1);
