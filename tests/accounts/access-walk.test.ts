@@ -1,6 +1,6 @@
 import { storeFavicon } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Access, ROUTE_ACCESS } from '../../apps/query/src/auth/access.ts';
+import { type Access, ROUTE_ACCESS, SHARE_READS } from '../../apps/query/src/auth/access.ts';
 import {
   type AccountsApp,
   type Agent,
@@ -89,6 +89,12 @@ const EXPECTED: Record<string, Access> = {
   'PATCH /api/v1/sites/:site/alerts/:id': 'owner',
   'DELETE /api/v1/sites/:site/alerts/:id': 'owner',
   'POST /api/v1/sites/:site/alerts/:id/test': 'owner',
+  'GET /api/v1/sites/:site/shares': 'owner',
+  'POST /api/v1/sites/:site/shares': 'owner',
+  'PATCH /api/v1/sites/:site/shares/:id': 'owner',
+  'DELETE /api/v1/sites/:site/shares/:id': 'owner',
+  'GET /api/v1/shared/:token': 'public',
+  'POST /api/v1/shared/:token/session': 'sign-in',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -120,6 +126,9 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site/goals/:id': { name: 'walk' },
   'POST /api/v1/sites/:site/alerts': { channel: 'webhook', url: 'https://hooks.example.com/walk' },
   'PATCH /api/v1/sites/:site/alerts/:id': { kinds: ['health'] },
+  'POST /api/v1/sites/:site/shares': { label: 'walk' },
+  'PATCH /api/v1/sites/:site/shares/:id': { show_notes: false },
+  'POST /api/v1/shared/:token/session': { password: 'not the password' },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */
@@ -128,11 +137,20 @@ const QUERIES: Record<string, string> = {
   'GET /api/v1/sites/:site/report/goal-props': '?goal=walked',
 };
 
-type Caller = 'viewer' | 'api key' | 'owner of another instance' | 'no credential';
-const CALLERS: Caller[] = ['viewer', 'api key', 'owner of another instance', 'no credential'];
+type Caller = 'viewer' | 'api key' | 'share link' | 'owner of another instance' | 'no credential';
+const CALLERS: Caller[] = ['viewer', 'api key', 'share link', 'owner of another instance', 'no credential'];
 
 /** The status each caller must get for each access level. `ok` means any 2xx. */
-function expected(access: Access, caller: Caller, changing: boolean): number | 'ok' | 'not-refused' {
+function expected(
+  access: Access,
+  caller: Caller,
+  changing: boolean,
+  key: string,
+): number | 'ok' | 'not-refused' {
+  // a share link's credential reads its site's report routes and nothing else (SHARE_READS)
+  if (caller === 'share link' && !['public', 'sign-in', 'setup', 'operator', 'metrics'].includes(access)) {
+    return SHARE_READS.has(key) ? 'ok' : 403;
+  }
   switch (access) {
     case 'public':
       return 'ok';
@@ -159,7 +177,9 @@ function expected(access: Access, caller: Caller, changing: boolean): number | '
 
 let h: AccountsApp;
 let other: AccountsApp;
-let ids: { site: string; owner: string; viewer: string; key: string; connection: string };
+let ids: { site: string; owner: string; viewer: string; key: string; connection: string; share: string };
+let shareToken: string;
+let shareCredential: string;
 let apiKey: string;
 let otherOwner: Agent;
 
@@ -206,12 +226,26 @@ beforeAll(async () => {
     body: { name: 'walked', kind: 'event', match: 'Walk' },
     agent: owner,
   });
+  // a share link that shows notes and has a password: opening it without the password fails
+  const shared = (await (
+    await h.call('POST', `/api/v1/sites/${site.site.id}/shares`, {
+      body: { password: 'walk password', show_notes: true },
+      agent: owner,
+    })
+  ).json()) as { share: { id: string; url: string } };
+  shareToken = shared.share.url.slice(shared.share.url.lastIndexOf('/') + 1);
+  shareCredential = (
+    (await (
+      await h.call('POST', `/api/v1/shared/${shareToken}/session`, { body: { password: 'walk password' } })
+    ).json()) as { credential: string }
+  ).credential;
   ids = {
     site: site.site.id,
     owner: ownerRow.id,
     viewer: viewer.person.id,
     key: key.api_key.id,
     connection: connection.id,
+    share: shared.share.id,
   };
 });
 afterAll(async () => {
@@ -232,9 +266,12 @@ function fillPath(key: string): string {
       ? ids.viewer
       : path.includes('/payments/connections/')
         ? ids.connection
-        : ids.owner;
+        : path.includes('/shares/')
+          ? ids.share
+          : ids.owner;
   const filled = path
     .replace(':site', ids.site)
+    .replace(':token', shareToken)
     .replace(':id', id)
     .replace(/:[A-Za-z_]+/g, 'placeholder-id');
   return `${filled}${QUERIES[key] ?? ''}`;
@@ -267,6 +304,8 @@ async function credentials(caller: Caller): Promise<Pick<CallOptions, 'agent' | 
       return { bearer: apiKey };
     case 'owner of another instance':
       return { agent: Object.assign(Object.create(Object.getPrototypeOf(otherOwner)), otherOwner) };
+    case 'share link':
+      return { bearer: shareCredential };
     case 'no credential':
       return {};
   }
@@ -293,7 +332,7 @@ describe('the access walk', () => {
           body: BODIES[key] ?? (changing ? {} : undefined),
         });
         const after = snapshot(selfChange ? ids.viewer : undefined);
-        const want = expected(access, caller, changing);
+        const want = expected(access, caller, changing, key);
         const ok =
           want === 'ok'
             ? res.status >= 200 && res.status < 300

@@ -30,6 +30,7 @@ describe('modules', () => {
       retention: true,
       vitals: true,
       crawlers: true,
+      shares: true,
     });
     const off = await modules({ retention: false });
     expect(((await off.json()) as { site: { modules: unknown } }).site.modules).toEqual({
@@ -39,6 +40,7 @@ describe('modules', () => {
       retention: false,
       vitals: true,
       crawlers: true,
+      shares: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {
       body: { modules: { funnels: false } },

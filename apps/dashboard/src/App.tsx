@@ -21,6 +21,7 @@ const PeopleScreen = lazyScreen(() => import('./settings/PeopleScreen.tsx'), 'Pe
 const ApiKeysScreen = lazyScreen(() => import('./settings/ApiKeysScreen.tsx'), 'ApiKeysScreen');
 const AccountScreen = lazyScreen(() => import('./settings/AccountScreen.tsx'), 'AccountScreen');
 const HealthScreen = lazyScreen(() => import('./screens/HealthScreen.tsx'), 'HealthScreen');
+const ShareScreen = lazyScreen<{ token: string }>(() => import('./share/ShareScreen.tsx'), 'ShareScreen');
 
 interface Route {
   path: RegExp;
@@ -71,6 +72,9 @@ export function App() {
   const { path, search } = route.value;
   const who = session.value;
   if (path === '/setup') return <SetupScreen />;
+  // a shared dashboard needs nobody signed in
+  const shared = /^\/share\/(ffsh_[\w-]+)$/.exec(path);
+  if (shared) return <ShareScreen token={shared[1]!} />;
   if (who === undefined) {
     return sessionError.value ? (
       <main class="auth" id="main" tabIndex={-1}>

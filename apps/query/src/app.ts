@@ -18,6 +18,7 @@ import { peopleRoutes } from './routes/people.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { setupRoutes } from './routes/setup.ts';
+import { shareRoutes } from './routes/shares.ts';
 import { siteAccessRoutes } from './routes/site-access.ts';
 import { siteLayoutRoutes } from './routes/site-layout.ts';
 import { siteReadRoutes } from './routes/site-reads.ts';
@@ -59,6 +60,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', annotationRoutes(deps));
   app.route('/api/v1', goalRoutes(deps));
   app.route('/api/v1', alertRoutes(deps));
+  app.route('/api/v1', shareRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

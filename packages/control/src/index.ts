@@ -119,6 +119,24 @@ export {
 } from './sessions.ts';
 export { isSetupDoneAt } from './setup-state.ts';
 export {
+  createShare,
+  deleteShare,
+  getShare,
+  issueShareCredential,
+  listShares,
+  resolveShareCredential,
+  SHARE_CREDENTIAL_MS,
+  SHARE_CREDENTIAL_PREFIX,
+  SHARE_PASSWORD_MIN,
+  SHARE_TOKEN_PREFIX,
+  SHARES_PER_SITE_MAX,
+  type Share,
+  type ShareFields,
+  shareByToken,
+  sharePasswordMatches,
+  updateShare,
+} from './shares.ts';
+export {
   listSiteAccess,
   type SiteScope,
   scopeAllows,

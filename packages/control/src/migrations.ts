@@ -366,5 +366,27 @@ const V10: ControlMigration = {
   `,
 };
 
+const V11: ControlMigration = {
+  version: 11,
+  name: 'share links',
+  // a read-only link to a site's dashboard: found by the SHA-256 of its token; the token itself
+  // sealed ('share-token') so owners can copy the link again; an optional password (scrypt)
+  sql: `
+    CREATE TABLE shares (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      token_hash TEXT NOT NULL UNIQUE,
+      token TEXT NOT NULL,
+      label TEXT,
+      password_hash TEXT,
+      show_notes INTEGER NOT NULL DEFAULT 0 CHECK (show_notes IN (0, 1)),
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      last_used_at INTEGER
+    ) STRICT;
+    CREATE INDEX shares_site ON shares(site_id, created_at);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];

@@ -25,6 +25,7 @@ export interface ControlSchema {
   alert_destinations: AlertDestinationsTable;
   alert_deliveries: AlertDeliveriesTable;
   alert_state: { scope: string; name: string; value: string; at: number };
+  shares: SharesTable;
   install_checks: { site_id: string; checked_at: number; outcome: string; stopped_at: number | null };
   site_favicons: { site_id: string; fetched_at: number; content_type: string | null; bytes: Buffer | null };
   site_layout: { id: number; layout: string; updated_at: number };
@@ -145,4 +146,20 @@ export interface AlertDeliveriesTable {
   state: 'pending' | 'sent' | 'failed';
   last_error: string | null;
   done_at: number | null;
+}
+
+export interface SharesTable {
+  id: string;
+  site_id: string;
+  /** SHA-256 hex of the link's token */
+  token_hash: string;
+  /** the token, sealed ('share-token') */
+  token: string;
+  label: string | null;
+  /** scrypt hash (password.ts); null for a link without a password */
+  password_hash: string | null;
+  show_notes: number;
+  created_at: number;
+  updated_at: number;
+  last_used_at: number | null;
 }

@@ -19,7 +19,13 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | undefined;
+let shareCredential: string | undefined;
 let onUnauthorized: (() => void) | undefined;
+
+/** On a shared dashboard: the link's credential, sent as the bearer of every call. */
+export function setShareCredential(credential: string | undefined): void {
+  shareCredential = credential;
+}
 
 /** The session's CSRF token, sent on every state-changing call. */
 export function setCsrfToken(token: string | undefined): void {
@@ -40,6 +46,7 @@ export const api = createClient<paths>({ baseUrl: '' });
 api.use({
   onRequest({ request }) {
     if (request.method !== 'GET' && csrfToken) request.headers.set('X-Footfall-CSRF', csrfToken);
+    if (shareCredential) request.headers.set('Authorization', `Bearer ${shareCredential}`);
     return request;
   },
 });

@@ -10,6 +10,7 @@ import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
+import { ShareSettings } from './ShareSettings.tsx';
 
 const formOf = (s: Schema<'Site'>): SiteForm => ({
   domain: s.domain,
@@ -74,6 +75,7 @@ const MODULES: { id: ModuleName; name: string; what: string }[] = [
     name: 'AI & search robots',
     what: 'the robots that read your pages (reports keep arriving)',
   },
+  { id: 'shares', name: 'Share links', what: 'read-only links to the report (open links stop working)' },
 ];
 
 /** The modules of a site, each switched on or off at once; one off leaves the dashboard. */
@@ -214,6 +216,12 @@ export function SiteSettingsScreen(props: { site: string }) {
         <section class="section card" aria-labelledby="payments">
           <h2 id="payments">Payments</h2>
           <PaymentConnections site={current.id} />
+        </section>
+      )}
+      {current.modules.shares && (
+        <section class="section card" aria-labelledby="shares-heading" id="shares">
+          <h2 id="shares-heading">Share links</h2>
+          <ShareSettings site={current.id} />
         </section>
       )}
       <section class="section card" aria-labelledby="alerts-heading" id="alerts">

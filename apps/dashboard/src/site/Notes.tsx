@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
-import { isOwner } from '../session.ts';
+import { isOwner, session } from '../session.ts';
 
 type Note = Schema<'Annotation'>;
 
@@ -130,7 +130,8 @@ function NoteRow(props: { site: string; note: Note; onChanged: () => void }) {
     <li>
       <span class="note-when">⚑ {noteWhen(note)}</span>
       <span class="note-text">{note.text}</span>
-      <span class="muted">{note.author ? note.author.email : 'a former member'}</span>
+      {/* a shared dashboard (nobody signed in) never says who wrote a note */}
+      {session.value && <span class="muted">{note.author ? note.author.email : 'a former member'}</span>}
       {isOwner.value && (
         <span class="row">
           <button type="button" class="button secondary small" onClick={() => setEditing(true)}>

@@ -32,13 +32,18 @@ const BelowFold = lazyScreen<{ scope: Scope; goals: Schema<'ReportGoal'>[] | nul
   'BelowFold',
 );
 
-export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined }) {
-  const { site } = props;
+export function Report(props: {
+  site: Schema<'Site'>;
+  status: Schema<'SiteStatus'> | undefined;
+  /** on a shared dashboard: its path, and whether it shows notes (no live view, no CSV) */
+  shared?: { path: string; showNotes: boolean };
+}) {
+  const { site, shared } = props;
   const view = readView(query.value);
   const today = todayIn(site.timezone);
   const firstDay = props.status?.first_day ?? null;
   const range = resolvePeriod(view.period, today, firstDay, { from: view.from, to: view.to });
-  const scope: Scope = { site, path: `/sites/${site.id}`, view, range, today, firstDay };
+  const scope: Scope = { site, path: shared?.path ?? `/sites/${site.id}`, view, range, today, firstDay };
   // All time starts on the site's first day, so it waits for the status; no other period does
   const waitForStatus = view.period === 'all' && !props.status;
   const [asking, setAsking] = useState<'period' | 'compare' | null>(null);
@@ -56,7 +61,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
     [site.id, JSON.stringify(params), waitForStatus],
   );
 
-  const notesOn = site.modules.notes;
+  const notesOn = site.modules.notes && (shared === undefined || shared.showNotes);
   const notes = useLoad(
     (signal) =>
       notesOn
@@ -88,6 +93,7 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
         }),
       ),
     r: () => {
+      if (shared) return;
       chooseMode('live');
       navigate(`${scope.path}/live`);
     },
@@ -113,13 +119,15 @@ export function Report(props: { site: Schema<'Site'>; status: Schema<'SiteStatus
       <div class="toolbar">
         <PeriodPicker scope={scope} onCustom={() => setAsking('period')} />
         <ComparePicker scope={scope} onCustom={() => setAsking('compare')} />
-        <a
-          class="button secondary export"
-          href={urlFor('/api/v1/sites/{site}/export.csv', { path: { site: site.id }, query: params })}
-          download
-        >
-          Export CSV
-        </a>
+        {!shared && (
+          <a
+            class="button secondary export"
+            href={urlFor('/api/v1/sites/{site}/export.csv', { path: { site: site.id }, query: params })}
+            download
+          >
+            Export CSV
+          </a>
+        )}
       </div>
       <FilterChips scope={scope} />
       <ErrorNote error={report.error} />

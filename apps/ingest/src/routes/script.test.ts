@@ -14,7 +14,15 @@ const stored: Site = {
   consentText: null,
   consentBackground: null,
   consentForeground: null,
-  modules: { notes: true, goals: true, revenue: true, retention: true, vitals: true, crawlers: true },
+  modules: {
+    notes: true,
+    goals: true,
+    revenue: true,
+    retention: true,
+    vitals: true,
+    crawlers: true,
+    shares: true,
+  },
 };
 
 /** The route over a site directory that reads `site` afresh every 2 s, as the gateway's does. */

@@ -112,9 +112,38 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/sites/:site/alerts/:id': 'owner',
   'POST /api/v1/sites/:site/alerts/:id/test': 'owner',
 
+  // share links: owners manage them; anyone holding a link reads what it opens (throttled)
+  'GET /api/v1/sites/:site/shares': 'owner',
+  'POST /api/v1/sites/:site/shares': 'owner',
+  'PATCH /api/v1/sites/:site/shares/:id': 'owner',
+  'DELETE /api/v1/sites/:site/shares/:id': 'owner',
+  'GET /api/v1/shared/:token': 'public',
+  'POST /api/v1/shared/:token/session': 'sign-in',
+
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 } as const satisfies Record<string, Access>;
+
+/**
+ * What a share link's credential may read: the shared site's report and what its panels read,
+ * never a visitor's own path (live, now, events, journeys), the CSV, settings or other sites.
+ * Annotations only when the link shows notes (and then without authors).
+ */
+export const SHARE_READS = new Set<string>([
+  'GET /api/v1/sites/:site',
+  'GET /api/v1/sites/:site/status',
+  'GET /api/v1/sites/:site/report',
+  'GET /api/v1/sites/:site/report/breakdown',
+  'GET /api/v1/sites/:site/report/heatmap',
+  'GET /api/v1/sites/:site/report/retention',
+  'GET /api/v1/sites/:site/report/vitals',
+  'GET /api/v1/sites/:site/report/crawlers',
+  'GET /api/v1/sites/:site/report/ai-search',
+  'GET /api/v1/sites/:site/report/goal-props',
+  'GET /api/v1/sites/:site/annotations',
+  'GET /api/v1/sites/:site/goals',
+  'GET /api/v1/sites/:site/favicon',
+]);
 
 /**
  * Routes a person whose password was generated (`footfall admin`, a new person) may call before

@@ -4,7 +4,9 @@ import type { ActiveSession, ControlDb, PersonRow, Site, SiteScope } from '@foot
 export type Principal =
   | { kind: 'session'; role: 'owner' | 'viewer'; person: PersonRow; session: ActiveSession; scope: SiteScope }
   | { kind: 'api-key'; role: 'viewer'; keyId: string; scope: SiteScope }
-  | { kind: 'api-token'; role: 'viewer'; scope: 'all' };
+  | { kind: 'api-token'; role: 'viewer'; scope: 'all' }
+  /** a share link's credential: its one site, the reads of SHARE_READS (access.ts) */
+  | { kind: 'share'; role: 'viewer'; shareId: string; showNotes: boolean; scope: ReadonlySet<string> };
 
 /** The Hono environment of `/api/v1` routes: the guard sets these before any handler runs. */
 export interface AuthEnv {

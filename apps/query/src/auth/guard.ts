@@ -3,7 +3,7 @@ import { type ControlDb, safeEqual } from '@footfall/control';
 import { AppError, type Logger } from '@footfall/http';
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { accessOf, BEFORE_PASSWORD_CHANGE, isReadMethod } from './access.ts';
+import { accessOf, BEFORE_PASSWORD_CHANGE, isReadMethod, SHARE_READS } from './access.ts';
 import { CSRF_HEADER } from './cookies.ts';
 import type { AuthEnv } from './env.ts';
 import { resolvePrincipal, unauthorized } from './principal.ts';
@@ -54,12 +54,18 @@ export function accessGuard(deps: {
     c.set('principal', principal);
 
     if (access === 'mcp') {
-      if (principal.kind === 'session') {
+      if (principal.kind === 'session' || principal.kind === 'share') {
         throw new AppError('forbidden', 'the MCP server takes an API key (Authorization: Bearer ffk_…)');
       }
       return next();
     }
 
+    if (principal.kind === 'share') {
+      if (changing || !SHARE_READS.has(key)) {
+        throw new AppError('forbidden', 'a share link reads only the dashboard it shares');
+      }
+      return next();
+    }
     if (principal.kind !== 'session') {
       if (access !== 'viewer' || changing) throw new AppError('forbidden', 'API keys are read-only');
       return next();

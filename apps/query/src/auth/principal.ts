@@ -1,5 +1,14 @@
 import type { Config } from '@footfall/config';
-import { type ControlDb, resolveApiKey, resolveSession, safeEqual, siteScopeOf } from '@footfall/control';
+import {
+  type ControlDb,
+  getSite,
+  resolveApiKey,
+  resolveSession,
+  resolveShareCredential,
+  SHARE_CREDENTIAL_PREFIX,
+  safeEqual,
+  siteScopeOf,
+} from '@footfall/control';
 import { AppError } from '@footfall/http';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
@@ -20,6 +29,20 @@ export async function resolvePrincipal(
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (!m) throw unauthorized(c, 'the Authorization header must be "Bearer <API key>"');
     const value = m[1]!;
+    if (value.startsWith(SHARE_CREDENTIAL_PREFIX)) {
+      const share = resolveShareCredential(control, value);
+      const site = share === undefined ? undefined : getSite(control, share.siteId);
+      if (!share || !site || !site.modules.shares) {
+        throw unauthorized(c, 'this share link was revoked, or its access ended: open the link again');
+      }
+      return {
+        kind: 'share',
+        role: 'viewer',
+        shareId: share.id,
+        showNotes: share.showNotes,
+        scope: new Set([share.siteId]),
+      };
+    }
     if (config.apiToken !== undefined && safeEqual(value, config.apiToken)) {
       return { kind: 'api-token', role: 'viewer', scope: 'all' };
     }

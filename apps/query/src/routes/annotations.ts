@@ -46,6 +46,10 @@ export function annotationRoutes(deps: QueryDeps) {
   return new Hono<AuthEnv>()
     .get('/sites/:site/annotations', siteRead(), async (c) => {
       requireModule(c.get('site'), 'notes');
+      const principal = c.get('principal');
+      if (principal?.kind === 'share' && !principal.showNotes) {
+        throw new AppError('forbidden', 'this share link does not show notes');
+      }
       const query = c.req.queries();
       for (const key of Object.keys(query)) {
         if (key !== 'from' && key !== 'to') {
@@ -62,7 +66,11 @@ export function annotationRoutes(deps: QueryDeps) {
         }
         throw error;
       });
-      return c.json({ annotations: found.map(annotationJson) });
+      // a share link never shows who wrote a note
+      const shared = principal?.kind === 'share';
+      return c.json({
+        annotations: found.map((a) => ({ ...annotationJson(a), author: shared ? null : a.author })),
+      });
     })
     .post('/sites/:site/annotations', async (c) => {
       const site = requireSiteRead(c, c.req.param('site'));

@@ -2,7 +2,7 @@ import { createSession, type PersonRow, toPerson } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import type { Context } from 'hono';
 import { addressKey } from '../auth/address.ts';
-import { CLIENT_ADDRESS_HEADER, setSessionCookie } from '../auth/cookies.ts';
+import { CLIENT_ADDRESS_HEADER, CLIENT_PROTO_HEADER, setSessionCookie } from '../auth/cookies.ts';
 import type { AuthEnv, Principal } from '../auth/env.ts';
 import { personJson } from './views.ts';
 
@@ -31,4 +31,11 @@ export async function signedIn(c: Context<AuthEnv>, person: PersonRow, status: 2
     },
     status,
   );
+}
+
+/** The address people reach Footfall at: FOOTFALL_BASE_URL, else the request's own origin. */
+export function publicOrigin(c: Context, baseUrl: string | undefined): string {
+  if (baseUrl) return baseUrl.replace(/\/+$/, '');
+  const proto = c.req.header(CLIENT_PROTO_HEADER) === 'https' ? 'https' : 'http';
+  return `${proto}://${c.req.header('host') ?? 'localhost'}`;
 }

@@ -8,6 +8,7 @@ const NAMES: Record<ModuleName, string> = {
   retention: 'retention',
   vitals: 'vitals',
   crawlers: 'AI & search robots',
+  shares: 'share links',
 };
 
 /**

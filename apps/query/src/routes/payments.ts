@@ -20,11 +20,11 @@ import {
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { CLIENT_PROTO_HEADER } from '../auth/cookies.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import { requireSiteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
+import { publicOrigin } from './auth-helpers.ts';
 import { requireModule } from './modules.ts';
 
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(100));
@@ -44,13 +44,6 @@ const SyncRequest = v.strictObject({
 const DataRequest = v.strictObject({
   email: v.pipe(v.string(), v.trim(), v.email('must be an e-mail address'), v.maxLength(320)),
 });
-
-/** The address people reach Footfall at: FOOTFALL_BASE_URL, else the request's own origin. */
-function publicOrigin(c: Context, baseUrl: string | undefined): string {
-  if (baseUrl) return baseUrl.replace(/\/+$/, '');
-  const proto = c.req.header(CLIENT_PROTO_HEADER) === 'https' ? 'https' : 'http';
-  return `${proto}://${c.req.header('host') ?? 'localhost'}`;
-}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

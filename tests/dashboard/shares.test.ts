@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ApiSession,
+  accessibilityProblems,
+  createOwner,
+  type Dashboard,
+  personContext,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/**
+ * Share links as people use them: an owner makes one with a password in the site's settings; a
+ * person without an account opens the link, is asked for the password, and reads the report
+ * without the live view, the CSV or settings; once revoked, the link opens nothing.
+ */
+describe('share links in the dashboard', () => {
+  let d: Dashboard;
+  let owner: ApiSession;
+  let site: string;
+  let url: string;
+  beforeAll(async () => {
+    d = await startDashboard();
+    owner = await createOwner(d);
+    site = (
+      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'shared.localhost' })
+    ).site.id;
+    for (const [v, u] of [
+      ['visitor-0001', '/'],
+      ['visitor-0002', '/pricing'],
+      ['visitor-0003', '/'],
+    ] as const) {
+      const res = await fetch(`${d.footfall.url}/api/e`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+        body: JSON.stringify({ s: site, k: 'pv', u: `http://shared.localhost${u}`, v }),
+      });
+      expect(res.status).toBe(202);
+    }
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it('lets an owner make a link with a password in the settings', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}/settings`);
+    const section = page.locator('#shares');
+    await section.getByText('No share link yet.').waitFor();
+    const form = page.getByRole('form', { name: 'New share link' });
+    await form.getByLabel('Label (optional)').fill('Investors');
+    await form.getByLabel('Password (optional)').fill('abc');
+    await form.getByRole('button', { name: 'Create a share link' }).click();
+    await form.getByText('6 to 200 characters').waitFor();
+    await form.getByLabel('Password (optional)').fill('quarterly numbers');
+    await form.getByRole('button', { name: 'Create a share link' }).click();
+    const link = section.locator('code.share-url');
+    await link.waitFor();
+    url = (await link.textContent()) ?? '';
+    expect(url).toMatch(/\/share\/ffsh_/);
+    await section.getByText('Password · no notes').waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await section.screenshot({ path: '.test-results/screens/share-settings-1280-light.png' });
+    await context.close();
+  }, 60_000);
+
+  it('asks a person without an account for the password, then shows the report read only', async () => {
+    const context = await personContext(d, { width: 360, dark: true });
+    const page = await context.newPage();
+    await page.goto(new URL(url).pathname);
+    const form = page.getByRole('form', { name: 'Open the shared dashboard' });
+    await form.getByLabel('Password').fill('quarterly');
+    await form.getByRole('button', { name: 'Open' }).click();
+    await form.getByText('Wrong password').waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: '.test-results/screens/share-password-360-dark.png' });
+    await form.getByLabel('Password').fill('quarterly numbers');
+    await form.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'shared.localhost' }).waitFor();
+    await page.getByText('A shared dashboard, read only').waitFor();
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Sources' }).count(), { timeout: 15_000 })
+      .toBe(1);
+    // the top stats count the three visitors
+    await expect
+      .poll(() => page.locator('.top-stat-value').first().textContent(), { timeout: 15_000 })
+      .toContain('3');
+    expect(await page.getByRole('link', { name: 'Export CSV' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: /Live/ }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: '.test-results/screens/share-report-360-dark.png', fullPage: false });
+    // a filter keeps the person on the shared page
+    await page.getByRole('link', { name: '/pricing', exact: true }).first().click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(new URL(url).pathname);
+    await context.close();
+  }, 90_000);
+
+  it('opens nothing once revoked', async () => {
+    const { shares } = await owner.call<{ shares: { id: string }[] }>('GET', `/api/v1/sites/${site}/shares`);
+    await owner.call('DELETE', `/api/v1/sites/${site}/shares/${shares[0]!.id}`);
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await page.goto(new URL(url).pathname);
+    await page.getByRole('heading', { name: 'This link does not open anything' }).waitFor();
+    await context.close();
+  }, 60_000);
+});
