@@ -84,6 +84,11 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/sites/:site/goals': 'owner',
   'PATCH /api/v1/sites/:site/goals/:id': 'owner',
   'DELETE /api/v1/sites/:site/goals/:id': 'owner',
+  'GET /api/v1/sites/:site/funnels': 'viewer',
+  'POST /api/v1/sites/:site/funnels': 'owner',
+  'PATCH /api/v1/sites/:site/funnels/:id': 'owner',
+  'DELETE /api/v1/sites/:site/funnels/:id': 'owner',
+  'GET /api/v1/sites/:site/report/funnels': 'viewer',
   'GET /api/v1/sites/:site/alerts': 'owner',
   'POST /api/v1/sites/:site/alerts': 'owner',
   'PATCH /api/v1/sites/:site/alerts/:id': 'owner',
@@ -127,6 +132,14 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/sites/:site/alerts': { channel: 'webhook', url: 'https://hooks.example.com/walk' },
   'PATCH /api/v1/sites/:site/alerts/:id': { kinds: ['health'] },
   'POST /api/v1/sites/:site/shares': { label: 'walk' },
+  'POST /api/v1/sites/:site/funnels': {
+    name: 'walk',
+    steps: [
+      { kind: 'page', match: '/' },
+      { kind: 'page', match: '/b' },
+    ],
+  },
+  'PATCH /api/v1/sites/:site/funnels/:id': { name: 'walk' },
   'PATCH /api/v1/sites/:site/shares/:id': { show_notes: false },
   'POST /api/v1/shared/:token/session': { password: 'not the password' },
 };

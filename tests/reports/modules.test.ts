@@ -26,6 +26,7 @@ describe('modules', () => {
     expect(((await read.json()) as { site: { modules: unknown } }).site.modules).toEqual({
       notes: true,
       goals: true,
+      funnels: true,
       revenue: true,
       retention: true,
       vitals: true,
@@ -36,6 +37,7 @@ describe('modules', () => {
     expect(((await off.json()) as { site: { modules: unknown } }).site.modules).toEqual({
       notes: true,
       goals: true,
+      funnels: true,
       revenue: true,
       retention: false,
       vitals: true,

@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
 import { operatorRoutes } from './routes/operator.ts';
@@ -59,6 +60,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/api/v1', annotationRoutes(deps));
   app.route('/api/v1', goalRoutes(deps));
+  app.route('/api/v1', funnelRoutes(deps));
   app.route('/api/v1', alertRoutes(deps));
   app.route('/api/v1', shareRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));

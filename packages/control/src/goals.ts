@@ -32,25 +32,37 @@ export interface GoalInput {
 const bad = (field: string, message: string) =>
   new AppError('invalid_body', `${field}: ${message}`, { field });
 
+/**
+ * What a goal (or a funnel's step) matches, checked and trimmed: a page path pattern, or a custom
+ * event's name with an optional property value. A 400 naming `<at>match` or `<at>prop` otherwise.
+ */
+export function checkMatch(
+  input: Pick<GoalInput, 'kind' | 'match' | 'prop'>,
+  at = '',
+): { kind: 'page' | 'event'; match: string; prop: { key: string; value: string } | null } {
+  const match = input.match.trim();
+  if (input.kind === 'page') {
+    if (!match.startsWith('/') || match.length > 2048) {
+      throw bad(`${at}match`, 'a page path starting with /, where * matches any characters (2048 at most)');
+    }
+    if (input.prop) throw bad(`${at}prop`, 'only a custom event matches a property');
+  } else if (match.length === 0 || match.length > 120) {
+    throw bad(`${at}match`, "the custom event's name, 1 to 120 characters");
+  }
+  const prop = input.prop ?? null;
+  if (prop !== null) {
+    if (prop.key.length === 0 || prop.key.length > 64) throw bad(`${at}prop`, 'key: 1 to 64 characters');
+    if (prop.value.length > 500) throw bad(`${at}prop`, 'value: 500 characters at most');
+  }
+  return { kind: input.kind, match, prop };
+}
+
 /** A goal's fields, checked and trimmed; a 400 naming the field otherwise. */
 function check(input: GoalInput): Omit<GoalsTable, 'id' | 'site_id' | 'created_at'> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 120) throw bad('name', '1 to 120 characters');
-  const match = input.match.trim();
-  if (input.kind === 'page') {
-    if (!match.startsWith('/') || match.length > 2048) {
-      throw bad('match', 'a page path starting with /, where * matches any characters (2048 at most)');
-    }
-    if (input.prop) throw bad('prop', 'only an event goal matches a property');
-  } else if (match.length === 0 || match.length > 120) {
-    throw bad('match', "the custom event's name, 1 to 120 characters");
-  }
-  const prop = input.prop ?? null;
-  if (prop !== null) {
-    if (prop.key.length === 0 || prop.key.length > 64) throw bad('prop', 'key: 1 to 64 characters');
-    if (prop.value.length > 500) throw bad('prop', 'value: 500 characters at most');
-  }
-  return { name, kind: input.kind, match, prop_key: prop?.key ?? null, prop_value: prop?.value ?? null };
+  const { kind, match, prop } = checkMatch(input);
+  return { name, kind, match, prop_key: prop?.key ?? null, prop_value: prop?.value ?? null };
 }
 
 const toGoal = (r: GoalsTable): Goal => ({

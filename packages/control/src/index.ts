@@ -57,6 +57,19 @@ export {
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { replaceDurably } from './durable-file.ts';
 export {
+  createFunnel,
+  deleteFunnel,
+  FUNNEL_STEPS_MAX,
+  FUNNEL_STEPS_MIN,
+  FUNNELS_PER_SITE_MAX,
+  type Funnel,
+  type FunnelInput,
+  type FunnelStep,
+  getFunnel,
+  listFunnels,
+  updateFunnel,
+} from './funnels.ts';
+export {
   createGoal,
   deleteGoal,
   GOALS_PER_SITE_MAX,

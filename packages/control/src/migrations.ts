@@ -388,5 +388,36 @@ const V11: ControlMigration = {
   `,
 };
 
+const V12: ControlMigration = {
+  version: 12,
+  name: 'funnels of a site',
+  // ordered steps (each a page path pattern or a custom event, as goals match), counted within one
+  // visit or within a number of days from the first step
+  sql: `
+    CREATE TABLE funnels (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      name TEXT NOT NULL,
+      steps TEXT NOT NULL,
+      within_days INTEGER CHECK (within_days IS NULL OR within_days BETWEEN 1 AND 90),
+      created_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX funnels_site ON funnels(site_id, created_at);
+  `,
+};
+
 /** Every migration, in order. */
-export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
+  V1,
+  V2,
+  V3,
+  V4,
+  V5,
+  V6,
+  V7,
+  V8,
+  V9,
+  V10,
+  V11,
+  V12,
+];

@@ -26,6 +26,16 @@ export interface ControlSchema {
   alert_deliveries: AlertDeliveriesTable;
   alert_state: { scope: string; name: string; value: string; at: number };
   shares: SharesTable;
+  funnels: {
+    id: string;
+    site_id: string;
+    name: string;
+    /** JSON list of steps: { name, kind, match, prop } */
+    steps: string;
+    /** null: the steps count within one visit; else within this many days from the first step */
+    within_days: number | null;
+    created_at: number;
+  };
   install_checks: { site_id: string; checked_at: number; outcome: string; stopped_at: number | null };
   site_favicons: { site_id: string; fetched_at: number; content_type: string | null; bytes: Buffer | null };
   site_layout: { id: number; layout: string; updated_at: number };

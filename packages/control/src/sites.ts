@@ -12,7 +12,16 @@ import { randomId, randomToken } from './tokens.ts';
  * it leaves the dashboard and the API refuses its reads and writes with 404; what it stored stays.
  * Goals, funnels, milestones and shares join as they are built.
  */
-export const MODULES = ['notes', 'goals', 'revenue', 'retention', 'vitals', 'crawlers', 'shares'] as const;
+export const MODULES = [
+  'notes',
+  'goals',
+  'funnels',
+  'revenue',
+  'retention',
+  'vitals',
+  'crawlers',
+  'shares',
+] as const;
 export type ModuleName = (typeof MODULES)[number];
 
 export interface Site {

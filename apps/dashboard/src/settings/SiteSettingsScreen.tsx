@@ -8,6 +8,7 @@ import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
 import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
+import { FunnelSettings } from './FunnelSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
 import { ShareSettings } from './ShareSettings.tsx';
@@ -63,6 +64,7 @@ type ModuleName = keyof Schema<'SiteModules'>;
 const MODULES: { id: ModuleName; name: string; what: string }[] = [
   { id: 'notes', name: 'Notes', what: 'notes on the chart' },
   { id: 'goals', name: 'Goals', what: 'goals, their conversions in the report and their settings' },
+  { id: 'funnels', name: 'Funnels', what: 'funnels, their steps in the report and their settings' },
   {
     id: 'revenue',
     name: 'Revenue',
@@ -210,6 +212,12 @@ export function SiteSettingsScreen(props: { site: string }) {
         <section class="section card" aria-labelledby="goals-heading" id="goals">
           <h2 id="goals-heading">Goals</h2>
           <GoalSettings site={current.id} />
+        </section>
+      )}
+      {current.modules.funnels && (
+        <section class="section card" aria-labelledby="funnels-heading" id="funnels">
+          <h2 id="funnels-heading">Funnels</h2>
+          <FunnelSettings site={current.id} />
         </section>
       )}
       {current.modules.revenue && (

@@ -1,6 +1,7 @@
 import type { Schema } from '../api/client.ts';
 import { isOwner } from '../session.ts';
 import { AiSearch } from './AiSearch.tsx';
+import { Funnels } from './Funnels.tsx';
 import { Goals } from './Goals.tsx';
 import { Heatmap } from './Heatmap.tsx';
 import { Retention } from './Retention.tsx';
@@ -10,7 +11,7 @@ import { Vitals } from './Vitals.tsx';
 import { withFilter } from './view.ts';
 
 /**
- * The report's panels under the breakdowns: goals, the heatmap, returning visitors, Web Vitals,
+ * The report's panels under the breakdowns: goals, funnels, the heatmap, returning visitors, Web Vitals,
  * AI & search and the robots, each as its module allows. A chunk of its own, loaded after the
  * first view: none of it is on the first screen.
  */
@@ -25,6 +26,9 @@ export function BelowFold(props: { scope: Scope; goals: Schema<'ReportGoal'>[] |
           settings={isOwner.value ? `/sites/${site.id}/settings#goals` : null}
           hrefFor={(name) => linkTo(scope, (v) => withFilter(v, 'goal', name))}
         />
+      )}
+      {site.modules.funnels && (
+        <Funnels scope={scope} settings={isOwner.value ? `/sites/${site.id}/settings#funnels` : null} />
       )}
       <Heatmap scope={scope} />
       {site.modules.retention && <Retention scope={scope} />}

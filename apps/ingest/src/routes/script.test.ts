@@ -17,6 +17,7 @@ const stored: Site = {
   modules: {
     notes: true,
     goals: true,
+    funnels: true,
     revenue: true,
     retention: true,
     vitals: true,

@@ -4,6 +4,7 @@ import { runAttribution } from './attribution.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
+import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
@@ -108,6 +109,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     vitals: (q) => readVitals(db, q, { signal: q.signal }),
     assistants: (q) => readAssistants(db, q, { signal: q.signal }),
     goals: (q) => readGoals(db, q, { signal: q.signal }),
+    funnel: (q) => readFunnel(db, q, { signal: q.signal }),
     goalProperties: (q) => readGoalProperties(db, q, { signal: q.signal }),
     now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),
     recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now(), live(q)),

@@ -1,5 +1,6 @@
 import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
+import type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
@@ -47,6 +48,8 @@ export interface Engine {
   vitals(q: PeriodQuery & ReadControl): Promise<VitalsReport>;
   /** Each goal's converting visitors, visits and events in the period (filters applied). */
   goals(q: PeriodQuery & ReadControl & { goals: readonly GoalMatch[] }): Promise<GoalCount[]>;
+  /** Visitors who went through a funnel's steps in order (filters applied), per step. */
+  funnel(q: PeriodQuery & ReadControl & FunnelQuery): Promise<FunnelCount>;
   /** One event goal's events by each of their properties' values (filters applied). */
   goalProperties(q: PeriodQuery & ReadControl & { goal: GoalMatch }): Promise<GoalProperty[]>;
   /** Visits AI assistants sent in the period (filters applied), per assistant. */

@@ -1,8 +1,7 @@
 import type { DuckDb, ReadOptions } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
-import { filterSql, goalMatchSql } from './filters.ts';
-import { Params } from './sql-params.ts';
-import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { goalMatchSql } from './filters.ts';
+import { periodScope, scopeVisits } from './period-scope.ts';
 
 /** A goal as the engine counts it (packages/control/src/goals.ts defines them). */
 export interface GoalMatch {
@@ -30,23 +29,13 @@ export async function readGoals(
   options: ReadOptions,
 ): Promise<GoalCount[]> {
   if (q.goals.length === 0) return [];
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
-  const p = new Params();
-  const site = p.add(q.site);
-  const start = p.add(instant(plan.startMs));
-  const end = p.add(instant(plan.endMs));
-  const where = filterSql(q.filters, q.site, { start, end }, p);
+  const scope = await periodScope(db, q, options);
+  const { p, site, start, end } = scope;
   const cases = q.goals.map(
     (g, i) => `SELECT ${i} AS goal, e.visitor_key, e.session_id FROM ev e WHERE ${goalMatchSql(g, p, 'e.')}`,
   );
   const rows = await db.read(
-    p.query(`WITH vis AS (
-        SELECT session_id FROM sessions
-        WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}
-      ), ev AS MATERIALIZED (
+    p.query(`WITH vis AS (${scopeVisits(scope)}), ev AS MATERIALIZED (
         SELECT kind, name, path, props, visitor_key, session_id FROM events
         WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end}
           AND kind IN ('pv', 'ev') AND session_id IN (SELECT session_id FROM vis)
@@ -88,20 +77,10 @@ export async function readGoalProperties(
   options: ReadOptions,
 ): Promise<GoalProperty[]> {
   if (q.goal.kind !== 'event') return [];
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
-  const p = new Params();
-  const site = p.add(q.site);
-  const start = p.add(instant(plan.startMs));
-  const end = p.add(instant(plan.endMs));
-  const where = filterSql(q.filters, q.site, { start, end }, p);
+  const scope = await periodScope(db, q, options);
+  const { p, site, start, end } = scope;
   const rows = await db.read(
-    p.query(`WITH vis AS (
-        SELECT session_id FROM sessions
-        WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}
-      ), ev AS (
+    p.query(`WITH vis AS (${scopeVisits(scope)}), ev AS (
         SELECT visitor_key, props FROM events
         WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end}
           AND session_id IN (SELECT session_id FROM vis) AND props IS NOT NULL AND ${goalMatchSql(q.goal, p)}

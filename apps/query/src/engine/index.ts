@@ -9,6 +9,7 @@ export type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 export { EngineBusyError, isOutOfMemory, QueryAbortedError } from './duckdb.ts';
 export { createDuckDbEngine, type DuckDbEngineOptions } from './duckdb-engine.ts';
 export type * from './engine.ts';
+export type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 export type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 export type { Batch, BatchRecord, BatchResult } from './loader.ts';
 export { NewerSchemaError, SCHEMA_VERSION } from './migrations.ts';

@@ -1,6 +1,7 @@
 import type { DuckDb, ReadOptions } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
 import { filterSql } from './filters.ts';
+import { periodScope } from './period-scope.ts';
 import { Params } from './sql-params.ts';
 import { instant, localMsSql, parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
 
@@ -161,15 +162,7 @@ export async function readAssistants(
   q: PeriodQuery & { limit: number },
   options: ReadOptions,
 ): Promise<AssistantRow[]> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
-  const p = new Params();
-  const site = p.add(q.site);
-  const start = p.add(instant(plan.startMs));
-  const end = p.add(instant(plan.endMs));
-  const where = filterSql(q.filters, q.site, { start, end }, p);
+  const { p, site, start, end, where } = await periodScope(db, q, options);
   const rows = await db.read(
     p.query(`SELECT assistant AS value, count(DISTINCT visitor_key) AS visitors, count(*) AS visits
       FROM sessions

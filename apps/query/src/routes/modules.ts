@@ -4,6 +4,7 @@ import { AppError } from '@footfall/http';
 const NAMES: Record<ModuleName, string> = {
   notes: 'notes',
   goals: 'goals',
+  funnels: 'funnels',
   revenue: 'revenue',
   retention: 'retention',
   vitals: 'vitals',

@@ -1,4 +1,4 @@
-import { type ControlDb, canonicalTimeZone, listGoalsNow, type Site } from '@footfall/control';
+import { type ControlDb, canonicalTimeZone, listFunnels, listGoalsNow, type Site } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
@@ -19,6 +19,7 @@ import { reportGoals, resolveGoalFilters } from '../goals.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
+import { funnelReport } from './funnels.ts';
 import { goalJson } from './goals.ts';
 import { requireModule } from './modules.ts';
 
@@ -217,6 +218,27 @@ export function reportRoutes(
         }),
       );
       return c.json({ period: p.period, goal: goalJson(found), properties });
+    })
+    .get('/sites/:site/report/funnels', siteRead(), async (c) => {
+      requireModule(c.get('site'), 'funnels');
+      const q = periodQuery(c);
+      const funnels = sources ? await listFunnels(sources.control, q.site) : [];
+      // one read per funnel, one after another (a site has ten at most)
+      const counted = await reads.run(c, async (signal) => {
+        const out = [];
+        for (const f of funnels) {
+          const steps = f.steps.map((s) => ({ kind: s.kind, match: s.match, prop: s.prop }));
+          out.push({
+            funnel: f,
+            counts: await a.engine.funnel({ ...q, steps, withinDays: f.withinDays, signal }),
+          });
+        }
+        return out;
+      });
+      return c.json({
+        period: q.period,
+        funnels: counted.map(({ funnel, counts }) => funnelReport(funnel, counts)),
+      });
     })
     .get('/sites/:site/report/ai-search', siteRead(), async (c) => {
       requireModule(c.get('site'), 'crawlers');
