@@ -68,7 +68,7 @@ export function ShareScreen({ token }: { token: string }) {
       </main>
     );
   }
-  if (!link.data || !link.data.password_required) return <Spinner label="Opening the shared dashboard" />;
+  if (!link.data?.password_required) return <Spinner label="Opening the shared dashboard" />;
   return (
     <main class="auth" id="main" tabIndex={-1}>
       <form class="auth-card stack" onSubmit={submit.submit} aria-label="Open the shared dashboard">

@@ -32,7 +32,7 @@ export async function resolvePrincipal(
     if (value.startsWith(SHARE_CREDENTIAL_PREFIX)) {
       const share = resolveShareCredential(control, value);
       const site = share === undefined ? undefined : getSite(control, share.siteId);
-      if (!share || !site || !site.modules.shares) {
+      if (!share || !site?.modules.shares) {
         throw unauthorized(c, 'this share link was revoked, or its access ended: open the link again');
       }
       return {

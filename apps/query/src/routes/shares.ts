@@ -93,8 +93,7 @@ export function shareRoutes(deps: QueryDeps) {
   const open = (token: string) => {
     const share = shareByToken(ctl, token);
     const site = share === undefined ? undefined : getSite(ctl, share.siteId);
-    if (!share || !site || !site.modules.shares)
-      throw new AppError('not_found', 'no such share link (revoked?)');
+    if (!share || !site?.modules.shares) throw new AppError('not_found', 'no such share link (revoked?)');
     return { share, site };
   };
   return new Hono<AuthEnv>()
