@@ -36,7 +36,8 @@ export function Robots({ scope }: { scope: Scope }) {
       {r && r.totals.hits === 0 && (
         <p class="empty muted">
           No robot reported in this period. Your server reports the robots that read your pages with{' '}
-          <code>POST /api/crawl</code> and the site's proxy key (see the documentation, ingest).
+          <code>POST /api/crawl</code> and the site's proxy key: infra/crawl in Footfall's files has ready
+          recipes for Node (Hono, Express), a Cloudflare Worker, nginx and access logs.
         </p>
       )}
       {r && r.totals.hits > 0 && (
