@@ -2,9 +2,10 @@
 // esbuild into plain JavaScript in packages/cli/dist, so `node` runs it with no TypeScript loader.
 // `pnpm install` runs it (the root `prepare` script); `pnpm build` runs it again after a change.
 //
-// - Every workspace package and every npm dependency is bundled, except those with native code
-//   (better-sqlite3, @duckdb/node-api, @node-rs/crc32), which stay packages installed beside the
+// - Every workspace package and every npm dependency is bundled, except NATIVE_PACKAGES (native
+//   code, and the card drawing's satori and font), which stay packages installed beside the
 //   bundle: they are the CLI package's own dependencies.
+// - The card pool's worker is its own entry, dist/card-worker.mjs.
 // - The gateway and the query service are separate chunks that `footfall ingest` and `footfall
 //   query` load on demand, so the gateway never loads DuckDB.
 // - The browser tracker is built here, once per build (each variant, with and without the consent
@@ -22,12 +23,10 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { build as viteBuild } from 'vite';
 import { buildTracker } from '../packages/tracker/src/build.ts';
 import { TRACKER_BUILDS } from '../packages/tracker/src/variants.ts';
+import { NATIVE_PACKAGES } from './native-packages.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = join(root, 'packages/cli/dist');
-
-/** Packages with native code: installed beside the bundle (packages/cli's own dependencies). */
-export const NATIVE_PACKAGES = ['better-sqlite3', '@duckdb/node-api', '@node-rs/crc32'];
 
 /** The tracker's build module, replaced by its prebuilt output. */
 const prebuiltTracker: Plugin = {
@@ -52,7 +51,11 @@ export function buildTracker(build = 'default') { return BUILT[build]; }`,
 const started = performance.now();
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { footfall: join(root, 'packages/cli/src/main.ts') },
+  entryPoints: {
+    footfall: join(root, 'packages/cli/src/main.ts'),
+    // the card pool's worker thread (apps/query/src/cards/pool.ts finds it beside footfall.mjs)
+    'card-worker': join(root, 'apps/query/src/cards/worker.ts'),
+  },
   outdir,
   bundle: true,
   splitting: true,

@@ -74,6 +74,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/goals': 'viewer',
   'GET /api/v1/sites/:site/favicon': 'viewer',
+  'GET /api/v1/sites/:site/card': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',

@@ -8,6 +8,7 @@ import { createLogger } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createQueryApp, openAnalytics, type QueryDeps, ReadControl } from '@footfall/query';
 import { PasswordChecks, type PasswordChecksOptions } from '../../apps/query/src/auth/password-checks.ts';
+import { CardPool } from '../../apps/query/src/cards/pool.ts';
 
 export const SETUP_TOKEN = 'setup-token-for-tests-0123456789';
 export const PASSWORD = 'a long enough password';
@@ -79,6 +80,7 @@ export async function accountsApp(
     onSiteDeleted: options.onSiteDeleted ?? ((id) => void deleted.push(id)),
     analytics,
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
+    cards: new CardPool(),
   };
   const app = createQueryApp(deps);
 
@@ -139,6 +141,7 @@ export async function accountsApp(
     signIn,
     setup,
     cleanup: async () => {
+      await deps.cards?.close();
       await analytics.engine.close();
       await control.close();
       rmSync(root, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { createGoal } from '@footfall/control';
+import { createFunnel, createGoal } from '@footfall/control';
 import type { WalEvent } from '@footfall/schema';
 import { expect } from 'vitest';
 import type { Agent } from '../accounts/harness.ts';
@@ -76,6 +76,17 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
     'seats',
     'trial',
   ]);
+  await createFunnel(h.control, site, {
+    name: 'Docs to signup',
+    steps: [
+      { kind: 'page', match: '/docs*' },
+      { kind: 'event', match: 'Signup' },
+    ],
+  });
+  const funnels = await get(`/report/funnels?${period}&f=device:desktop`);
+  expect(funnels.json<{ funnels: { steps: unknown[] }[] }>().funnels[0]!.steps).toHaveLength(2);
+  const card = await get('/card?period=24h&theme=dark');
+  expect(card.headers.get('content-type')).toBe('image/png');
   const channels = await get(`/report/breakdown?dim=channel&${period}`);
   expect(channels.json<{ rows: { value: string }[] }>().rows.map((r) => r.value)).toContain('Referral');
   const searched = await get(`/report/breakdown?dim=pages&${period}&search=DOC&limit=5`);
@@ -111,6 +122,8 @@ export async function reportParameterErrors(h: DocumentedApp, site: string, view
     ['/report/crawlers?from=2026-13-01', 'from'],
     ['/report/ai-search?f=colour:red', 'f'],
     ['/report/goal-props', 'goal'],
+    ['/report/funnels?to=tomorrow', 'to'],
+    ['/card?period=1y', 'period'],
     ['/report/goal-props?goal=Nothing', 'goal'],
     ['/report?f=goal:Nothing', 'f'],
     ['/report?f=prop:plan', 'f'],

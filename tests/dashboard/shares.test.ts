@@ -101,6 +101,35 @@ describe('share links in the dashboard', () => {
     await context.close();
   }, 90_000);
 
+  it('draws a card of the site to post elsewhere, light or dark', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    await page.getByText('Card', { exact: true }).click();
+    const preview = page.locator('img.share-card-preview');
+    await expect
+      .poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), {
+        timeout: 15_000,
+      })
+      .toBe(1200);
+    await page.getByLabel('Look').selectOption('dark');
+    await expect.poll(() => preview.getAttribute('src')).toContain('theme=dark');
+    await expect
+      .poll(() => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalHeight), {
+        timeout: 15_000,
+      })
+      .toBe(630);
+    expect(await page.getByRole('link', { name: 'Download the PNG' }).getAttribute('download')).toBe(
+      'shared.localhost-visitors-7d.png',
+    );
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page
+      .locator('.share-card-body')
+      .screenshot({ path: '.test-results/screens/share-card-1280-light.png' });
+    await context.close();
+  }, 60_000);
+
   it('opens nothing once revoked', async () => {
     const { shares } = await owner.call<{ shares: { id: string }[] }>('GET', `/api/v1/sites/${site}/shares`);
     await owner.call('DELETE', `/api/v1/sites/${site}/shares/${shares[0]!.id}`);

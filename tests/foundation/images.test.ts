@@ -5,7 +5,7 @@ import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
 import { VARIABLES } from '@footfall/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { NATIVE_PACKAGES } from '../../scripts/build.ts';
+import { NATIVE_PACKAGES } from '../../scripts/native-packages.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');

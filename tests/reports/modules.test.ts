@@ -45,7 +45,7 @@ describe('modules', () => {
       shares: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {
-      body: { modules: { funnels: false } },
+      body: { modules: { milestones: false } },
       agent: owner,
     });
     expect(bad.status).toBe(400);

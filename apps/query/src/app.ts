@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.ts';
 import { alertRoutes } from './routes/alerts.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { cardRoutes } from './routes/cards.ts';
 import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -63,6 +64,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', funnelRoutes(deps));
   app.route('/api/v1', alertRoutes(deps));
   app.route('/api/v1', shareRoutes(deps));
+  app.route('/api/v1', cardRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

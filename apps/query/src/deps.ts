@@ -6,6 +6,7 @@ import type { Alerts } from './alerts/alerts.ts';
 import type { Analytics } from './analytics.ts';
 import type { PasswordChecks } from './auth/password-checks.ts';
 import type { Backups } from './backups.ts';
+import type { CardPool } from './cards/pool.ts';
 import type { ExchangeRates } from './exchange-rates.ts';
 import type { PaymentsSync } from './payments-sync.ts';
 import type { ReadControl } from './read-control.ts';
@@ -34,6 +35,8 @@ export interface QueryDeps {
   paymentsSync?: PaymentsSync | undefined;
   /** daily and on-demand backups (absent in tests that do not need them) */
   backups?: Backups | undefined;
+  /** the worker threads that draw share cards (absent in tests that do not need them) */
+  cards?: CardPool | undefined;
   /** alert rules and their deliveries (absent in tests that do not need them) */
   alerts?: Alerts | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */

@@ -19,6 +19,7 @@ import { openAnalytics } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import { Backups } from './backups.ts';
+import { CardPool } from './cards/pool.ts';
 import type { QueryDeps } from './deps.ts';
 import { ExchangeRates } from './exchange-rates.ts';
 import { PaymentsSync } from './payments-sync.ts';
@@ -136,6 +137,7 @@ export async function startQueryService(
     }),
   };
   deps.alerts = new Alerts(deps);
+  deps.cards = new CardPool();
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
     logger.info({ sites: created.map((s) => s.domain) }, 'created sites from FOOTFALL_SITES');
@@ -164,6 +166,7 @@ export async function startQueryService(
       await deps.paymentsSync?.stop();
       await deps.backups?.stop();
       await deps.alerts?.stop();
+      await deps.cards?.close();
       await analytics.tailer.stop();
       await analytics.engine.close();
       await control.close();

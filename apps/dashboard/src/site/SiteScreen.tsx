@@ -11,6 +11,7 @@ import { LiveView } from './LiveView.tsx';
 import { chooseMode, chosenMode } from './mode.ts';
 import { NowPill } from './NowPill.tsx';
 import { Report } from './Report.tsx';
+import { ShareCard } from './ShareCard.tsx';
 
 const DAY_MS = 86_400_000;
 
@@ -61,6 +62,7 @@ function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | 
         </h1>
         <div class="row">
           {!props.live && <NowPill site={site.id} />}
+          {!props.live && <ShareCard site={site.id} domain={site.domain} />}
           <ModeSwitch site={site.id} live={props.live} />
           {isOwner.value && (
             <Link class="button secondary" href={`/sites/${site.id}/settings`}>

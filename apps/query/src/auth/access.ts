@@ -95,6 +95,7 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/goals': 'viewer',
   'GET /api/v1/sites/:site/favicon': 'viewer',
+  'GET /api/v1/sites/:site/card': 'viewer',
   'GET /api/v1/sites/:site/report/vitals': 'viewer',
   'GET /api/v1/sites/:site/report/crawlers': 'viewer',
   'GET /api/v1/sites/:site/report/ai-search': 'viewer',
@@ -149,6 +150,7 @@ export const SHARE_READS = new Set<string>([
   'GET /api/v1/sites/:site/annotations',
   'GET /api/v1/sites/:site/goals',
   'GET /api/v1/sites/:site/favicon',
+  'GET /api/v1/sites/:site/card',
 ]);
 
 /**

@@ -17,6 +17,7 @@ import {
   readRetention,
   readStatus,
   readStorage,
+  readWindowTotals,
   str,
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
@@ -116,6 +117,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50, live(q)),
     status: (q) => readStatus(db, q.site, live(q)),
     storage: (q = {}) => readStorage(db, now(), live(q)),
+    windowTotals: (q) => readWindowTotals(db, q, { signal: q.signal }),
     async crawlCounters(q: CrawlCounterQuery) {
       return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
         const out: CrawlCounterRow = { hits: num(row['hits']) };

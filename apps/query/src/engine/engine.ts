@@ -3,6 +3,7 @@ import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 import type { Batch, BatchResult } from './loader.ts';
+import type { WindowTotals } from './reads.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
 import type { AssistantRow, VitalsReport } from './vitals.ts';
@@ -60,6 +61,10 @@ export interface Engine {
   journey(q: { site: string; visitor: string; limit?: number } & ReadControl): Promise<Journey>;
   /** When the site's first visit began and its last activity was (unix ms), null before any. */
   status(q: { site: string } & ReadControl): Promise<{ firstVisit: number | null; lastSeen: number | null }>;
+  /** Visitors, visits and pageviews of the visits that started in [from, to), and per bucket. */
+  windowTotals(
+    q: { site: string; from: number; to: number; buckets: number } & ReadControl,
+  ): Promise<WindowTotals>;
   /** Events stored, and those of the last seven days. */
   storage(q?: ReadControl): Promise<{ events: number; lastSevenDays: number }>;
   crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;

@@ -235,3 +235,49 @@ export async function readStorage(
   );
   return { events: num(row?.['events']), lastSevenDays: num(row?.['recent']) };
 }
+
+/** Visitors, visits and pageviews of visits that started in a window, in whole and per bucket. */
+export interface WindowTotals {
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  /** `buckets` slices of equal length from `from`, each with its own distinct visitors */
+  series: { visitors: number; visits: number; pageviews: number }[];
+}
+
+/**
+ * The totals of the visits that started in [from, to) (unix ms), and per equal bucket: what the
+ * share cards draw (a rolling 24 hours, 7 or 30 days ending now).
+ */
+export async function readWindowTotals(
+  db: DuckDb,
+  q: { site: string; from: number; to: number; buckets: number },
+  options: ReadOptions,
+): Promise<WindowTotals> {
+  const size = (q.to - q.from) / q.buckets;
+  const rows = await db.read(
+    {
+      sql: `SELECT b, count(DISTINCT visitor_key)::DOUBLE AS visitors, count(*)::DOUBLE AS visits,
+          coalesce(sum(pageviews), 0)::DOUBLE AS pageviews
+        FROM (
+          SELECT visitor_key, pageviews, least(floor((epoch_ms(started_at) - $2) / $4)::INTEGER, $5 - 1) AS b
+          FROM sessions WHERE site = $1 AND started_at >= $6 AND started_at < $3
+        )
+        GROUP BY GROUPING SETS ((b), ())`,
+      params: [q.site, q.from, instant(q.to), size, q.buckets, instant(q.from)],
+    },
+    options,
+  );
+  const out: WindowTotals = {
+    visitors: 0,
+    visits: 0,
+    pageviews: 0,
+    series: Array.from({ length: q.buckets }, () => ({ visitors: 0, visits: 0, pageviews: 0 })),
+  };
+  for (const r of rows) {
+    const counts = { visitors: num(r['visitors']), visits: num(r['visits']), pageviews: num(r['pageviews']) };
+    if (r['b'] === null || r['b'] === undefined) Object.assign(out, counts);
+    else out.series[Number(r['b'])] = counts;
+  }
+  return out;
+}
