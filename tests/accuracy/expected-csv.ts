@@ -1,4 +1,5 @@
 import { type ModelQuery, previousPeriod } from './expected.ts';
+import { goalsOf } from './expected-goals.ts';
 import {
   breakdown,
   chartSlots,
@@ -58,6 +59,10 @@ export function expectedCsv(all: readonly Visit[], q: ModelQuery): string[][] {
   for (const g of hitBreakdown(visits, 'pv', CSV_ROWS)) rows.push(line('page', g.value, g, false));
   for (const g of hitBreakdown(visits, 'ev', CSV_ROWS)) {
     rows.push(line('event', g.value, { ...g, pageviews: g.events }, false));
+  }
+  // goals last, their conversions in the pageviews column
+  for (const g of goalsOf(visits)) {
+    rows.push(['goal', g.name, String(g.visitors), String(g.visits), String(g.conversions), '']);
   }
   return rows;
 }

@@ -27,10 +27,11 @@ interface JsonReport {
   chart: (Numbers & { bucket: string })[];
   breakdowns: Record<string, (Numbers & { value: string | null })[]>;
   daily: { day: string; breakdowns: JsonReport['breakdowns'] }[] | null;
+  goals?: (Numbers & { name: string; conversions: number })[] | null;
 }
 
 /** The JSON report laid out as the export's rows, to compare numbers one for one. */
-function rowsOfReport(r: JsonReport): string[][] {
+function rowsOfReport(r: JsonReport, withGoals = true): string[][] {
   const line = (dim: string, value: string | null, n: Numbers) => [
     dim,
     cell(value),
@@ -47,6 +48,8 @@ function rowsOfReport(r: JsonReport): string[][] {
   for (const [dim, list] of Object.entries(dims)) for (const b of list) rows.push(line(dim, b.value, b));
   for (const p of pages) rows.push(line('page', p.value, p));
   for (const e of events) rows.push(line('event', e.value, e));
+  if (withGoals)
+    for (const g of r.goals ?? []) rows.push(line('goal', g.name, { ...g, pageviews: g.conversions }));
   return rows;
 }
 
@@ -102,12 +105,19 @@ describe.each(SCRIPTED)('export.csv of the %s site', (name) => {
     const days = report.daily ?? [];
     expect(days.map((x) => x.day)).toEqual([addDays(d, -1), d]);
     const expected = [
-      ...rowsOfReport({ ...report, breakdowns: report.breakdowns }).map((r) => [...r, '']),
+      ...rowsOfReport({ ...report, breakdowns: report.breakdowns }, false).map((r) => [...r, '']),
       ...days.flatMap((x) =>
-        rowsOfReport({ ...report, chart: [], kpis: report.kpis, compare: null, breakdowns: x.breakdowns })
+        rowsOfReport(
+          { ...report, chart: [], kpis: report.kpis, compare: null, breakdowns: x.breakdowns },
+          false,
+        )
           .slice(1)
           .map((r) => [...r, x.day]),
       ),
+      // the goals last, for the whole period
+      ...rowsOfReport({ ...report, chart: [], compare: null, breakdowns: {} })
+        .slice(1)
+        .map((r) => [...r, '']),
     ];
     expect(rows.slice(1)).toEqual(expected);
     expect(rows.filter((r) => r[6] === d).length).toBeGreaterThan(0);

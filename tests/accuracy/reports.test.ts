@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, hourLabel, localDate } from '../support/zones.ts';
 import { expectedReport, type ModelQuery, queryString, settle } from './expected.ts';
+import { expectedFunnels, expectedGoals } from './expected-goals.ts';
 import type { ModelFilter } from './model.ts';
 import { SCRIPTED, type ScriptedRun, type ScriptedSite, scriptedRun } from './run.ts';
 
@@ -16,6 +17,9 @@ async function expectReport(name: ScriptedSite, q: Omit<ModelQuery, 'timeZone'>)
   const query: ModelQuery = { ...q, timeZone: site.timezone };
   const actual = await run.stack.json(`/sites/${site.id}/report?${queryString(query)}`);
   const expected = expectedReport(run.visits[name], query);
+  // goal ids are the server's
+  const ids = new Map((actual as { goals: { name: string; id: string }[] }).goals.map((g) => [g.name, g.id]));
+  for (const g of expected.goals) g.id = ids.get(g.name) ?? '';
   expect(actual).toEqual(settle(expected, actual));
   return expected;
 }
@@ -34,6 +38,31 @@ describe.each(SCRIPTED)('scripted visitors on the %s site', (name) => {
     // the script places visits on both local days, so neither side of the comparison is empty
     expect(expected.kpis.visits).toBeGreaterThan(0);
     if (run.dayBeforeInReach[name]) expect(expected.compare_kpis?.visits).toBeGreaterThan(0);
+  });
+
+  it("counts each goal's visitors, visits and conversions, and each funnel's steps, exactly", async () => {
+    const site = run.stack.sites[name];
+    const from = addDays(day(), -1);
+    const report = await run.stack.json<{
+      goals: { name: string; visitors: number; visits: number; conversions: number }[];
+    }>(`/sites/${site.id}/report?from=${from}&to=${day()}`);
+    const goals = expectedGoals(run.visits[name], from, day(), site.timezone);
+    expect(
+      report.goals.map(({ name: n, visitors, visits, conversions }) => ({
+        name: n,
+        visitors,
+        visits,
+        conversions,
+      })),
+    ).toEqual(goals);
+    // the script reaches every goal on this site, so none of the numbers is a trivial zero
+    expect(goals.every((g) => g.conversions > 0)).toBe(true);
+    const funnels = await run.stack.json<{ funnels: { name: string; steps: { visitors: number }[] }[] }>(
+      `/sites/${site.id}/report/funnels?from=${from}&to=${day()}`,
+    );
+    expect(funnels.funnels.map((f) => ({ name: f.name, steps: f.steps.map((s) => s.visitors) }))).toEqual(
+      expectedFunnels(run.visits[name], from, day(), site.timezone),
+    );
   });
 
   it('counts both days by day, with exit pages, regions and cities (deep=1)', async () => {

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@footfall/config';
-import { createSite, openControlDb } from '@footfall/control';
+import { createFunnel, createGoal, createSite, openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { startFootfall, tempDir } from '../support/footfall.ts';
 import { addDays, localDate } from '../support/zones.ts';
@@ -26,6 +26,34 @@ export type SiteName = keyof typeof SITES;
  * token, no rate limits (every scripted visitor comes from 127.0.0.1) and `X-Real-IP` trusted,
  * so each visitor has its own address for the cookieless hash.
  */
+/** The goals every scripted site has, counted by the model (expected-goals.ts). */
+export const ACCURACY_GOALS = [
+  { name: 'Pricing', kind: 'page', match: '/pricing', prop: null },
+  { name: 'Blog', kind: 'page', match: '/blog*', prop: null },
+  { name: 'Signed up', kind: 'event', match: 'Signup', prop: null },
+  { name: 'Bought', kind: 'event', match: 'Purchase', prop: null },
+] as const;
+
+/** The funnels every scripted site has: one within a visit, one within a day. */
+export const ACCURACY_FUNNELS = [
+  {
+    name: 'Home to pricing',
+    steps: [
+      { kind: 'page', match: '/', prop: null },
+      { kind: 'page', match: '/pricing', prop: null },
+    ],
+    withinDays: null,
+  },
+  {
+    name: 'Pricing to purchase',
+    steps: [
+      { kind: 'page', match: '/pricing', prop: null },
+      { kind: 'event', match: 'Purchase', prop: null },
+    ],
+    withinDays: 1,
+  },
+] as const;
+
 export async function startAccuracyStack() {
   const root = tempDir('ff-accuracy-');
   const dataDir = join(root, 'data');
@@ -44,6 +72,9 @@ export async function startAccuracyStack() {
   const sites = {} as Record<SiteName, SiteSpec>;
   for (const [name, fields] of Object.entries(SITES) as [SiteName, (typeof SITES)[SiteName]][]) {
     const site = await createSite(control, fields);
+    for (const goal of ACCURACY_GOALS) await createGoal(control, site.id, goal);
+    for (const funnel of ACCURACY_FUNNELS)
+      await createFunnel(control, site.id, { ...funnel, steps: [...funnel.steps] });
     sites[name] = { id: site.id, domain: site.domain, timezone: site.timezone, cookieless: site.cookieless };
   }
   await control.close();
