@@ -1,7 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlockedDestination, checkDestination, guardedFetch, parseIPv4, privateReason } from './outbound.ts';
+import {
+  BlockedDestination,
+  checkDestination,
+  guardedFetch,
+  guardedLookup,
+  parseIPv4,
+  privateReason,
+} from './outbound.ts';
 
 const refused = async (url: string, options = {}) => {
   const e = await checkDestination(url, options).then(
@@ -176,5 +183,28 @@ describe('guardedFetch', () => {
     ).rejects.toThrow();
     expect(hits.length).toBe(before);
     expect(calls).toBe(2);
+  });
+
+  it("answers the connect-time lookup in both of Node's shapes: a list when asked for all, else one address", async () => {
+    const ask = (opts: { all?: boolean }, addresses: string[]) =>
+      new Promise<{ error: Error | null; address: unknown; family?: number }>((resolve) =>
+        guardedLookup({ lookup: async () => addresses })(
+          'hooks.example.com',
+          opts,
+          (error, address, family) => resolve({ error, address, family }),
+        ),
+      );
+    // Node 20's net.connect asks with { all: true } (family autoselection) and needs a list
+    expect(await ask({ all: true }, ['93.184.216.34', '2606:2800:220:1::1'])).toEqual({
+      error: null,
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:2800:220:1::1', family: 6 },
+      ],
+      family: undefined,
+    });
+    expect(await ask({}, ['93.184.216.34'])).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    const blocked = await ask({ all: true }, ['93.184.216.34', '10.0.0.1']);
+    expect(blocked.error).toBeInstanceOf(BlockedDestination);
   });
 });

@@ -185,24 +185,40 @@ export async function checkDestination(input: string, options: GuardOptions = {}
  * rebinding between the check and the connection): a private one fails the connection.
  */
 export function guardedAgent(options: GuardOptions = {}): Agent {
-  return new Agent({
-    connect: {
-      lookup(hostname, _opts, callback) {
-        const resolve = options.lookup ?? systemLookup;
-        resolve(hostname).then(
-          (addresses) => {
-            const good = addresses.filter((a) => privateReason(a) === null);
-            if (good.length === 0 || good.length < addresses.length) {
-              callback(new BlockedDestination('the name resolves to a private address'), '', 4);
-              return;
-            }
-            callback(null, good[0]!, isIP(good[0]!) as 4 | 6);
-          },
-          (error: Error) => callback(error, '', 4),
-        );
+  return new Agent({ connect: { lookup: guardedLookup(options) } });
+}
+
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
+
+/**
+ * The connect-time lookup of guardedAgent, in `dns.lookup`'s shape: every address DNS answers must
+ * be public, else the connection fails. Node asks with `{ all: true }` (to try IPv4 and IPv6 one
+ * after the other) and then takes a list; otherwise one address.
+ */
+export function guardedLookup(options: GuardOptions = {}) {
+  return (hostname: string, opts: { all?: boolean } | number | undefined, callback: LookupCallback) => {
+    const all = typeof opts === 'object' && opts !== null && opts.all === true;
+    (options.lookup ?? systemLookup)(hostname).then(
+      (addresses) => {
+        const good = addresses.filter((a) => privateReason(a) === null);
+        if (good.length === 0 || good.length < addresses.length) {
+          callback(new BlockedDestination('the name resolves to a private address'), all ? [] : '', 4);
+          return;
+        }
+        if (all)
+          callback(
+            null,
+            good.map((address) => ({ address, family: isIP(address) })),
+          );
+        else callback(null, good[0]!, isIP(good[0]!));
       },
-    },
-  });
+      (error: Error) => callback(error, all ? [] : '', 4),
+    );
+  };
 }
 
 /**
