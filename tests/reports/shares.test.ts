@@ -162,7 +162,9 @@ describe('share links', () => {
     expect((await open(tokenOf(share), 'new secret')).status).toBe(200);
   });
 
-  it('delays a link after 20 wrong passwords in ten minutes, from any address', async () => {
+  it('delays a link after 20 wrong passwords in ten minutes, from any address', {
+    timeout: 60_000,
+  }, async () => {
     const share = await makeShare({ password: 'correct pony' });
     for (let i = 0; i < 20; i++) {
       const r = await open(tokenOf(share), `guess ${i}`, `198.51.100.${i + 1}`);
@@ -179,6 +181,16 @@ describe('share links', () => {
     h.clock.advance(10 * 60_000 + 1000);
     expect((await open(tokenOf(share), 'correct pony', '203.0.113.7')).status).toBe(200);
   });
+
+  it('lets no more than 20 guesses through when they come all at once', async () => {
+    const share = await makeShare({ password: 'parallel pony' });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => open(tokenOf(share), `guess ${i}`, `198.51.100.${100 + i}`)),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  }, 60_000);
 
   it('stops every link of a site while its shares module is off', async () => {
     const share = await makeShare();

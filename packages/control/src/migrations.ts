@@ -336,6 +336,8 @@ const V10: ControlMigration = {
       done_at INTEGER
     ) STRICT;
     CREATE INDEX alert_deliveries_due ON alert_deliveries(state, next_at);
+    CREATE INDEX alert_deliveries_destination ON alert_deliveries(destination_id);
+    CREATE INDEX alert_deliveries_done ON alert_deliveries(done_at) WHERE state != 'pending';
 
     CREATE TABLE alert_state (
       scope TEXT NOT NULL,
@@ -348,6 +350,14 @@ const V10: ControlMigration = {
     BEGIN
       DELETE FROM alert_state WHERE scope = old.id;
     END;
+
+    -- payments the "someone paid" alert has told of (a later webhook or sync of the same payment
+    -- moves its ledger row's inbox_seq, and must not be told again)
+    CREATE TABLE alert_payments_told (
+      connection_id TEXT NOT NULL REFERENCES payment_connections(id) ON DELETE CASCADE,
+      payment_id TEXT NOT NULL,
+      PRIMARY KEY (connection_id, payment_id)
+    ) STRICT;
 
     CREATE TABLE install_checks (
       site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,

@@ -15,7 +15,7 @@ import {
 import { type TestClock, tempControlDb, testClock } from '@footfall/control/testing';
 import { createLogger } from '@footfall/http';
 import { prepareInstance } from '@footfall/instance';
-import { checkCustomSignature } from '@footfall/payments';
+import { checkCustomSignature, createConnection } from '@footfall/payments';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryDeps } from '../deps.ts';
 import { createDuckDbEngine, type Engine } from '../engine/index.ts';
@@ -315,6 +315,38 @@ describe('alerts', () => {
     } finally {
       await new Promise((r) => gateway.close(r));
     }
+  });
+
+  it('tells of each live payment once, in the site currency, even when a sync sees it again', async () => {
+    await webhook(['payment']);
+    const { connection } = createConnection(control.ctl, { siteId: site.id, provider: 'custom' });
+    const pay = (id: string, seq: number, amount: number, test = 0) =>
+      control.ctl.raw
+        .prepare(
+          `INSERT INTO ledger_payments (connection_id, payment_id, site_id, at, amount, tax, currency, kind, test, inbox_seq)
+           VALUES (?, ?, ?, ?, ?, 0, 'USD', 'one_time', ?, ?)
+           ON CONFLICT (connection_id, payment_id) DO UPDATE SET inbox_seq = excluded.inbox_seq`,
+        )
+        .run(connection.id, id, site.id, clock.now(), amount, test, seq);
+    pay('before', 1, 999);
+    await alerts.tick(); // the first look: what is already there is not news
+    expect(kinds()).toEqual([]);
+    pay('p1', 10, 4900);
+    pay('sandbox', 11, 100, 1);
+    await alerts.tick();
+    expect(kinds()).toEqual(['payment:-']);
+    expect(received[0]!.message).toMatchObject({
+      title: 'example.com: someone paid $49.00',
+      data: { payments: 1, amount_minor: 4900, currency: 'USD' },
+    });
+    // a sync stores p1 again (its row's inbox_seq moves on), and p2 arrives
+    pay('p1', 20, 4900);
+    pay('p2', 21, 1500);
+    await alerts.tick();
+    expect(kinds()).toEqual(['payment:-', 'payment:-']);
+    expect(received[1]!.message.data).toMatchObject({ payments: 1, amount_minor: 1500 });
+    await alerts.tick();
+    expect(kinds()).toHaveLength(2);
   });
 
   it('retries a failed delivery after 30 s, 2 min, 10 min, 1 h and 6 h, then gives up', async () => {

@@ -39,6 +39,7 @@ import { busyDay, formatMoney, lastPaymentSeq, paymentsSince } from './rules.ts'
 import { AlertSender } from './send.ts';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** A site that was sending visits and has sent none for this long has stopped. */
 export const STOPPED_AFTER_MS = 2 * DAY_MS;
 /** How often a site's visitors are compared with its usual ones. */
@@ -96,6 +97,8 @@ export class Alerts {
   #draining: Promise<void> | undefined;
   #stopped = false;
   readonly #busyLookedAt = new Map<string, number>();
+  readonly #abort = new AbortController();
+  readonly #noVisitsUntil = new Map<string, number>();
 
   constructor(deps: QueryDeps) {
     this.#deps = deps;
@@ -117,10 +120,14 @@ export class Alerts {
   start(): void {
     const tick = (delay: number) => {
       this.#timer = setTimeout(() => {
-        this.#pass = this.tick().finally(() => {
-          this.#pass = undefined;
-          if (!this.#stopped) tick(this.#everyMs);
-        });
+        this.#pass = this.tick()
+          .catch((error: Error) =>
+            this.#deps.logger.warn({ err: { message: error.message } }, 'alert pass failed'),
+          )
+          .finally(() => {
+            this.#pass = undefined;
+            if (!this.#stopped) tick(this.#everyMs);
+          });
       }, delay);
       this.#timer.unref();
     };
@@ -130,6 +137,8 @@ export class Alerts {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    // homepages and icons being read are given up
+    this.#abort.abort();
     await this.#pass;
     await this.#draining;
     this.#sender.close();
@@ -139,13 +148,17 @@ export class Alerts {
   async tick(): Promise<void> {
     await this.#safely('health', () => this.#health());
     await this.#safely('disk', () => this.#disk());
-    for (const site of listSites(this.#deps.control)) {
-      await this.#safely('payment', () => this.#payments(site));
-      await this.#safely('busy day', () => this.#busy(site));
-    }
+    await this.#safely('sites', async () => {
+      for (const site of listSites(this.#deps.control)) {
+        await this.#safely('payment', () => this.#payments(site));
+        await this.#safely('busy day', () => this.#busy(site));
+      }
+    });
+    // what is due goes out before the slow reads of other sites' homepages
+    await this.#safely('deliveries', () => this.drain());
     await this.#safely('install check', () => this.#installChecks());
     await this.#safely('favicons', () => this.#favicons());
-    await this.drain();
+    await this.#safely('deliveries', () => this.drain());
   }
 
   async #safely(rule: string, run: () => Promise<void>): Promise<void> {
@@ -452,8 +465,17 @@ export class Alerts {
     const due: { site: Site; lastSeen: number }[] = [];
     for (const site of listSites(ctl)) {
       const check = checks.get(site.id);
+      const stopped = check?.stoppedAt != null;
+      const dueNow = budget > 0 && (check === undefined || now - check.checkedAt >= DAY_MS);
+      // the engine is asked only about stopped sites (have visits come back?) and sites due a
+      // check, and about a site without visits once an hour: passes stay off the live reads' lane
+      if (!stopped && !dueNow) continue;
+      if ((this.#noVisitsUntil.get(site.id) ?? 0) > now) continue;
       const status = await deps.analytics.engine.status({ site: site.id });
-      if (status.lastSeen === null) continue;
+      if (status.lastSeen === null) {
+        this.#noVisitsUntil.set(site.id, now + HOUR_MS);
+        continue;
+      }
       if (check?.stoppedAt != null && status.lastSeen > check.stoppedAt) {
         clearStopped(ctl, site.id);
         await this.#trackingStopped(site, false, check.outcome);
@@ -466,7 +488,14 @@ export class Alerts {
     for (let i = 0; i < due.length; i += INSTALL_CHECK_AT_ONCE) {
       await Promise.all(
         due.slice(i, i + INSTALL_CHECK_AT_ONCE).map(async ({ site, lastSeen }) => {
-          const outcome = await checkInstall(site, this.#guard, deps.config.unsafe.siteOrigin);
+          if (this.#stopped) return;
+          const outcome = await checkInstall(
+            site,
+            this.#guard,
+            deps.config.unsafe.siteOrigin,
+            this.#abort.signal,
+          );
+          if (this.#stopped) return;
           const before = checks.get(site.id)?.stoppedAt ?? null;
           const quiet = deps.now() - lastSeen >= STOPPED_AFTER_MS;
           const stoppedAt = quiet ? (before ?? deps.now()) : null;
@@ -489,8 +518,13 @@ export class Alerts {
       .slice(0, INSTALL_CHECK_AT_ONCE);
     await Promise.all(
       due.map(async (site) => {
-        const image = await fetchFavicon(site, this.#guard, deps.config.unsafe.siteOrigin);
-        storeFavicon(deps.control, site.id, image);
+        const image = await fetchFavicon(
+          site,
+          this.#guard,
+          deps.config.unsafe.siteOrigin,
+          this.#abort.signal,
+        );
+        if (!this.#stopped) storeFavicon(deps.control, site.id, image);
       }),
     );
   }

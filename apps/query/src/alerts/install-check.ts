@@ -34,12 +34,13 @@ async function readSome(res: Awaited<ReturnType<typeof guardedFetch>>): Promise<
   return Buffer.concat(chunks);
 }
 
-async function fetchSome(url: string, guard: GuardOptions, accept: string) {
+async function fetchSome(url: string, guard: GuardOptions, accept: string, stop?: AbortSignal) {
+  const timeout = AbortSignal.timeout(READ_MS);
   const res = await guardedFetch(
     url,
     {
       headers: { 'user-agent': `Footfall/${footfallVersion()} (install check)`, accept },
-      signal: AbortSignal.timeout(READ_MS),
+      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
     },
     guard,
   );
@@ -50,8 +51,12 @@ async function fetchSome(url: string, guard: GuardOptions, accept: string) {
   return { status: res.status, url: res.url || url, bytes: await readSome(res) };
 }
 
-async function read(url: string, guard: GuardOptions): Promise<{ url: string; text: string } | string> {
-  const got = await fetchSome(url, guard, 'text/html,*/*');
+async function read(
+  url: string,
+  guard: GuardOptions,
+  stop?: AbortSignal,
+): Promise<{ url: string; text: string } | string> {
+  const got = await fetchSome(url, guard, 'text/html,*/*', stop);
   if (got.bytes === null) return `the page answered ${got.status}`;
   return { url: got.url, text: got.bytes.toString('utf8') };
 }
@@ -88,13 +93,14 @@ export async function checkInstall(
   site: { id: string; domain: string },
   guard: GuardOptions,
   origin?: string,
+  stop?: AbortSignal,
 ): Promise<InstallOutcome> {
   const tries = origin ? [`${origin}/`] : [`https://${site.domain}/`, `http://${site.domain}/`];
   let page: { url: string; text: string } | undefined;
   let problem = 'the homepage could not be read';
   for (const url of tries) {
     try {
-      const got = await read(url, guard);
+      const got = await read(url, guard, stop);
       if (typeof got === 'string') {
         problem = got;
         break;
@@ -111,8 +117,9 @@ export async function checkInstall(
   if (sources.some((src) => isTrackerPath(src, site.id))) return { tracker: 'found', detail: null };
   const literal = JSON.stringify(site.id);
   for (const src of sources.slice(0, INSTALL_CHECK_SCRIPTS)) {
+    if (stop?.aborted) break;
     try {
-      const got = await read(src, guard);
+      const got = await read(src, guard, stop);
       if (typeof got !== 'string' && got.text.includes(literal) && got.text.includes('/api/e'))
         return { tracker: 'found', detail: null };
     } catch {
@@ -165,11 +172,12 @@ export async function fetchFavicon(
   site: { domain: string },
   guard: GuardOptions,
   origin?: string,
+  stop?: AbortSignal,
 ): Promise<{ contentType: string; bytes: Buffer } | null> {
   const home = origin ? `${origin}/` : `https://${site.domain}/`;
   const candidates: string[] = [];
   try {
-    const page = await read(home, guard);
+    const page = await read(home, guard, stop);
     if (typeof page !== 'string') {
       const link = iconLink(page.text, page.url);
       if (link) candidates.push(link);
@@ -180,7 +188,8 @@ export async function fetchFavicon(
   candidates.push(new URL('/favicon.ico', home).toString());
   for (const url of [...new Set(candidates)]) {
     try {
-      const got = await fetchSome(url, guard, 'image/*');
+      if (stop?.aborted) break;
+      const got = await fetchSome(url, guard, 'image/*', stop);
       if (got.bytes === null || got.bytes.length > FAVICON_BYTES || got.bytes.length === 0) continue;
       const type = imageType(got.bytes);
       if (type) return { contentType: type, bytes: got.bytes };

@@ -50,8 +50,8 @@ export interface NewPayments {
 
 /**
  * Live payments (never sandbox) of a site that entered the ledger after `cursor` (an inbox
- * sequence: a payment the reconciliation found late counts when it is found), summed in the site's
- * currency at each payment day's ECB rate.
+ * sequence: a payment the reconciliation found late counts when it is found) and were not told of
+ * before, summed in the site's currency at each payment day's ECB rate; they are marked told.
  */
 export function paymentsSince(
   ctl: ControlDb,
@@ -59,12 +59,29 @@ export function paymentsSince(
   cursor: number,
   rates: RateTable | undefined,
 ): NewPayments {
+  // a payment seen again (a sync after its webhook moves the row's inbox_seq) is not news
   const rows = ctl.raw
     .prepare(
-      `SELECT inbox_seq, at, amount, currency FROM ledger_payments
-       WHERE site_id = ? AND test = 0 AND inbox_seq > ? ORDER BY inbox_seq`,
+      `SELECT connection_id, payment_id, inbox_seq, at, amount, currency FROM ledger_payments p
+       WHERE site_id = ? AND test = 0 AND inbox_seq > ?
+         AND NOT EXISTS (SELECT 1 FROM alert_payments_told t
+                         WHERE t.connection_id = p.connection_id AND t.payment_id = p.payment_id)
+       ORDER BY inbox_seq`,
     )
-    .all(site.id, cursor) as { inbox_seq: number; at: number; amount: number; currency: string }[];
+    .all(site.id, cursor) as {
+    connection_id: string;
+    payment_id: string;
+    inbox_seq: number;
+    at: number;
+    amount: number;
+    currency: string;
+  }[];
+  const told = ctl.raw.prepare(
+    'INSERT OR IGNORE INTO alert_payments_told (connection_id, payment_id) VALUES (?, ?)',
+  );
+  ctl.raw.transaction(() => {
+    for (const r of rows) told.run(r.connection_id, r.payment_id);
+  })();
   const out: NewPayments = {
     cursor,
     count: rows.length,
@@ -94,8 +111,17 @@ export function paymentsSince(
   return out;
 }
 
-/** The highest inbox sequence of a site's ledger so far (0 before any). */
+/**
+ * The first look at a site's payments: every payment already in the ledger counts as told (none
+ * of them is news), and the highest inbox sequence so far is the cursor (0 before any).
+ */
 export function lastPaymentSeq(ctl: ControlDb, siteId: string): number {
+  ctl.raw
+    .prepare(
+      `INSERT OR IGNORE INTO alert_payments_told (connection_id, payment_id)
+       SELECT connection_id, payment_id FROM ledger_payments WHERE site_id = ?`,
+    )
+    .run(siteId);
   const row = ctl.raw
     .prepare('SELECT max(inbox_seq) AS seq FROM ledger_payments WHERE site_id = ?')
     .get(siteId) as {

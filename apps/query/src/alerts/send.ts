@@ -109,11 +109,18 @@ export class AlertSender {
         socketTimeout: ATTEMPT_MS,
       }),
     );
+    // a failed load is tried again with the next e-mail
+    this.#mail.catch(() => {
+      this.#mail = undefined;
+    });
     return this.#mail;
   }
 
   close(): void {
-    void this.#mail?.then((t) => t.close());
+    this.#mail?.then(
+      (t) => t.close(),
+      () => undefined,
+    );
   }
 }
 

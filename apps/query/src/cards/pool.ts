@@ -27,15 +27,17 @@ export class CardPool {
   #pool: Piscina | undefined;
 
   draw(data: CardData): Promise<Buffer> {
-    this.#pool ??= new Piscina({
-      ...workerFile(),
-      minThreads: 0,
-      maxThreads: 2,
-      idleTimeout: 60_000,
-      maxQueue: 20,
-    });
-    // a worker that fails to start fails its tasks (answered 500); it never takes the service down
-    this.#pool.on('error', () => undefined);
+    if (this.#pool === undefined) {
+      this.#pool = new Piscina({
+        ...workerFile(),
+        minThreads: 0,
+        maxThreads: 2,
+        idleTimeout: 60_000,
+        maxQueue: 20,
+      });
+      // a worker that fails to start fails its tasks (answered 500); it never takes the service down
+      this.#pool.on('error', () => undefined);
+    }
     return this.#pool.run(data).then((png: Uint8Array) => Buffer.from(png));
   }
 

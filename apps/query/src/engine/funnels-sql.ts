@@ -18,9 +18,10 @@ export type FunnelCount = number[];
  * How many visitors went through each step of a funnel, in order, among the events of visits that
  * started in the period and match the filters. Within a visit: the steps happen in one visit, each
  * after the one before. Within days: each step after the one before, and the last no later than
- * that many days after the first (from the first time the visitor reached step one in the period).
- * Each step takes the earliest event after the previous step's, which finds an ordered path
- * whenever one exists. An event counts for one step only.
+ * that many days after the first time the visitor reached step one in the period (first touch: a
+ * later try that would fit the window is not looked for). Each step takes the earliest event after
+ * the previous step's, which within a visit finds an ordered path whenever one exists. An event
+ * counts for one step only.
  */
 export async function readFunnel(
   db: DuckDb,

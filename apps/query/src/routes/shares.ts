@@ -41,6 +41,8 @@ const Opening = v.strictObject({ password: v.optional(v.pipe(v.string(), v.maxLe
  */
 class ShareGuesses {
   readonly #wrong = new Map<string, number[]>();
+  /** password checks running per link: they count as wrong until they are known not to be */
+  readonly #pending = new Map<string, number>();
   constructor(readonly now: () => number) {}
 
   #recent(id: string): number[] {
@@ -51,18 +53,28 @@ class ShareGuesses {
     return list;
   }
 
-  /** Seconds to wait before the link takes another password; 0 when it takes one now. */
-  wait(id: string): number {
+  /**
+   * Takes one attempt at the link's password: a `done` to call with the outcome, or (without
+   * `done`) the seconds to wait. Attempts still being checked count against the limit, so a burst
+   * of parallel guesses gets no more than SHARE_GUESSES through.
+   */
+  attempt(id: string): { wait: number; done?: (wrong: boolean) => void } {
     const list = this.#recent(id);
-    if (list.length < SHARE_GUESSES) return 0;
-    return Math.max(
-      1,
-      Math.ceil((list[list.length - SHARE_GUESSES]! + SHARE_GUESS_WINDOW_MS - this.now()) / 1000),
-    );
-  }
-
-  wrong(id: string): void {
-    this.#wrong.set(id, [...this.#recent(id), this.now()]);
+    const pending = this.#pending.get(id) ?? 0;
+    if (list.length + pending >= SHARE_GUESSES) {
+      const oldest = list[Math.max(0, list.length + pending - SHARE_GUESSES)] ?? this.now();
+      return { wait: Math.max(1, Math.ceil((oldest + SHARE_GUESS_WINDOW_MS - this.now()) / 1000)) };
+    }
+    this.#pending.set(id, pending + 1);
+    return {
+      wait: 0,
+      done: (wrong) => {
+        const left = (this.#pending.get(id) ?? 1) - 1;
+        if (left > 0) this.#pending.set(id, left);
+        else this.#pending.delete(id);
+        if (wrong) this.#wrong.set(id, [...this.#recent(id), this.now()]);
+      },
+    };
   }
 }
 
@@ -142,20 +154,22 @@ export function shareRoutes(deps: QueryDeps) {
       const body = await readJson(c, Opening);
       const { share, site } = open(c.req.param('token'));
       if (share.passwordHash !== null) {
-        const wait = guesses.wait(share.id);
-        if (wait > 0) {
+        const attempt = guesses.attempt(share.id);
+        if (attempt.done === undefined) {
           throw new AppError('rate_limited', 'too many wrong passwords for this link: try again later', {
-            retryAfter: wait,
+            retryAfter: attempt.wait,
           });
         }
         const given = body.password ?? '';
-        const ok = await deps.passwordChecks.password(checkKeys(c), () =>
-          sharePasswordMatches(share.passwordHash, given),
-        );
-        if (!ok) {
-          guesses.wrong(share.id);
-          throw new AppError('unauthorized', 'wrong password', { field: 'password' });
+        let ok = false;
+        try {
+          ok = await deps.passwordChecks.password(checkKeys(c), () =>
+            sharePasswordMatches(share.passwordHash, given),
+          );
+        } finally {
+          attempt.done(!ok);
         }
+        if (!ok) throw new AppError('unauthorized', 'wrong password', { field: 'password' });
       }
       const { credential, expiresAt } = issueShareCredential(ctl, share);
       c.header('Cache-Control', 'no-store');
