@@ -114,10 +114,17 @@ const queryRss = async (s: Stack) =>
     ).json()) as { memory: { bytes: number } }
   ).memory.bytes;
 
-describe('a query service under hostile reads (default time limit)', () => {
+describe('a query service under hostile reads (a long time limit)', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await stack({ FOOTFALL_LOG_LEVEL: 'debug', FOOTFALL_ENGINE_MEMORY: '128MB' });
+    // below 200 MB the three heavy reports run one after another; on a loaded machine the third
+    // waited past the default 30 s (waiting counts) and answered 503 query_timeout, which is the
+    // short-limit block's subject, not this one's
+    s = await stack({
+      FOOTFALL_LOG_LEVEL: 'debug',
+      FOOTFALL_ENGINE_MEMORY: '128MB',
+      FOOTFALL_QUERY_TIMEOUT_SECONDS: '100',
+    });
   }, 60_000);
   afterAll(() => s?.stop());
 
@@ -145,7 +152,7 @@ describe('a query service under hostile reads (default time limit)', () => {
     const failures = s.logs().filter((l) => Number(l.level) >= 50);
     expect(
       results.map((r) => r.status),
-      JSON.stringify(failures).slice(0, 1500),
+      JSON.stringify([results.filter((r) => r.status !== 200).map((r) => r.body), failures]).slice(0, 1500),
     ).toEqual([200, 200, 200]);
     expect(Math.max(...results.map((r) => r.ms))).toBeGreaterThan(live.ms + seenAfter);
     expect(live.ms).toBeLessThan(1500);
