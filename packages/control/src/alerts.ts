@@ -1,7 +1,8 @@
 import { AppError } from '@footfall/http';
 import { type Kysely, sql } from 'kysely';
 import { SealError } from './crypto.ts';
-import { type ControlDb, KEY_CHECK_TEXT } from './open.ts';
+import { KEY_CHECK_TEXT, sealedWithOtherKey } from './key-check.ts';
+import type { ControlDb } from './open.ts';
 import type { AlertDeliveriesTable, AlertDestinationsTable, ControlSchema } from './schema.ts';
 import { randomId, randomToken } from './tokens.ts';
 
@@ -339,7 +340,8 @@ export function instanceKeyMatches(ctl: ControlDb): boolean {
   const row = ctl.raw.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as
     | { value: string }
     | undefined;
-  if (row === undefined) return true;
+  // no check value yet: what is already sealed tells (key-check.ts)
+  if (row === undefined) return !sealedWithOtherKey(ctl.raw, ctl.cipher);
   try {
     return ctl.cipher.openText(row.value, 'key-check') === KEY_CHECK_TEXT;
   } catch (error) {

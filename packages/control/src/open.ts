@@ -5,9 +5,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { writeBeforeUpgrade } from './before-upgrade.ts';
 import { type Cipher, createCipher } from './crypto.ts';
-
-/** What the key check value holds, sealed (alerts.ts instanceKeyMatches). */
-export const KEY_CHECK_TEXT = 'footfall';
+import { ensureKeyCheck } from './key-check.ts';
 
 import { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 import type { ControlSchema } from './schema.ts';
@@ -90,12 +88,8 @@ export function openControlDb(options: OpenControlDbOptions): ControlDb {
     raw.pragma('foreign_keys = ON');
     const cipher = createCipher(options.secret);
     migrate(raw, cipher, options);
-    // the instance key's check value, sealed with the key the database is first opened with
-    withBusyRetry(() =>
-      raw
-        .prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)")
-        .run(cipher.sealText(KEY_CHECK_TEXT, 'key-check')),
-    );
+    // the instance key's check value (key-check.ts)
+    withBusyRetry(() => ensureKeyCheck(raw, cipher));
     const db = new Kysely<ControlSchema>({ dialect: new SqliteDialect({ database: raw }) });
     return {
       db,
