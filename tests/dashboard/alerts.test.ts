@@ -7,6 +7,7 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  postEvents,
   signIn,
   startDashboard,
 } from './harness.ts';
@@ -59,16 +60,7 @@ describe('alerts in the dashboard', () => {
       await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'alerts.localhost' })
     ).site.id;
     // a visit, so the site list is shown (an account whose sites all wait is taken to the install screen)
-    const res = await fetch(`${d.footfall.url}/api/e`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent':
-          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-      },
-      body: JSON.stringify({ s: site, k: 'pv', u: 'http://alerts.localhost/', v: 'visitor-0001' }),
-    });
-    expect(res.status).toBe(202);
+    await postEvents(d, site, 'alerts.localhost', [['visitor-0001', '/', null]]);
   }, 60_000);
   afterAll(async () => {
     await d?.close();

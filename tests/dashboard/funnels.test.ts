@@ -5,12 +5,10 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  postEvents,
   signIn,
   startDashboard,
 } from './harness.ts';
-
-const BROWSER_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /** Funnels as an owner sets them in the site's settings, and as the report's Funnels panel shows them. */
 describe('funnels in the dashboard', () => {
@@ -23,7 +21,7 @@ describe('funnels in the dashboard', () => {
     site = (
       await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'funnels.localhost' })
     ).site.id;
-    for (const [v, u, name] of [
+    await postEvents(d, site, 'funnels.localhost', [
       ['visitor-0001', '/', null],
       ['visitor-0001', '/pricing', null],
       ['visitor-0001', '/pricing', 'Signup'],
@@ -31,18 +29,7 @@ describe('funnels in the dashboard', () => {
       ['visitor-0002', '/pricing', null],
       ['visitor-0003', '/', null],
       ['visitor-0004', '/', null],
-    ] as const) {
-      const res = await fetch(`${d.footfall.url}/api/e`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
-        body: JSON.stringify(
-          name
-            ? { s: site, k: 'ev', n: name, u: `http://funnels.localhost${u}`, v }
-            : { s: site, k: 'pv', u: `http://funnels.localhost${u}`, v },
-        ),
-      });
-      expect(res.status, await res.text()).toBe(202);
-    }
+    ]);
   }, 60_000);
   afterAll(() => d?.close());
 

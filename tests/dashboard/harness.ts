@@ -185,3 +185,27 @@ export async function visitSite(
   if (!options.keepOpen) await context.close();
   return page;
 }
+
+const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/**
+ * Posts events of a site straight to `/api/e` as the tracker would (a browser's user agent), each
+ * `[visitor, path, custom event name or null]` on `host`, and expects each answered 202.
+ */
+export async function postEvents(
+  d: Pick<Dashboard, 'footfall'>,
+  site: string,
+  host: string,
+  events: readonly (readonly [visitor: string, path: string, name: string | null])[],
+): Promise<void> {
+  for (const [v, path, name] of events) {
+    const u = `http://${host}${path}`;
+    const res = await fetch(`${d.footfall.url}/api/e`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+      body: JSON.stringify(name ? { s: site, k: 'ev', n: name, u, v } : { s: site, k: 'pv', u, v }),
+    });
+    expect(res.status, await res.text()).toBe(202);
+  }
+}

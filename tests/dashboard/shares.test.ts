@@ -5,12 +5,10 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  postEvents,
   signIn,
   startDashboard,
 } from './harness.ts';
-
-const BROWSER_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /**
  * Share links as people use them: an owner makes one with a password in the site's settings; a
@@ -28,18 +26,11 @@ describe('share links in the dashboard', () => {
     site = (
       await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'shared.localhost' })
     ).site.id;
-    for (const [v, u] of [
-      ['visitor-0001', '/'],
-      ['visitor-0002', '/pricing'],
-      ['visitor-0003', '/'],
-    ] as const) {
-      const res = await fetch(`${d.footfall.url}/api/e`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
-        body: JSON.stringify({ s: site, k: 'pv', u: `http://shared.localhost${u}`, v }),
-      });
-      expect(res.status).toBe(202);
-    }
+    await postEvents(d, site, 'shared.localhost', [
+      ['visitor-0001', '/', null],
+      ['visitor-0002', '/pricing', null],
+      ['visitor-0003', '/', null],
+    ]);
   }, 60_000);
   afterAll(() => d?.close());
 

@@ -12,7 +12,6 @@ import {
   getAlertDestination,
   type InstallOutcome,
   installChecks,
-  instanceKeyMatches,
   listSites,
   noteDestinationResult,
   recordAttempt,
@@ -23,11 +22,10 @@ import {
   storeFavicon,
 } from '@footfall/control';
 import type { GuardOptions } from '@footfall/http';
-import { backupHealth } from '../backups.ts';
 import type { QueryDeps } from '../deps.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
-import { gatewayHealth } from '../ingest-status.ts';
+import { healthConditions, healthWords } from './health-conditions.ts';
 import {
   checkInstall,
   fetchFavicon,
@@ -53,22 +51,6 @@ const FIRST_LOOK_MS = 20_000;
 
 const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;
 const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
-
-/** The instance's health conditions that are alerted (spec, Emitted 3). */
-type HealthCondition = 'backup_failed' | 'offsite_failed' | 'wal_refusing' | 'key_mismatch';
-
-const HEALTH_TITLES: Record<HealthCondition, [started: string, cleared: string]> = {
-  backup_failed: ['Footfall: the last backup failed', 'Footfall: backups work again'],
-  offsite_failed: [
-    'Footfall: the off-site copy of the backup failed',
-    'Footfall: off-site copies work again',
-  ],
-  wal_refusing: ['Footfall is refusing new events', 'Footfall accepts events again'],
-  key_mismatch: [
-    'Footfall: the instance key does not match the data',
-    'Footfall: the instance key matches the data again',
-  ],
-};
 
 /** Counts for /metrics: per kind and channel. */
 export interface AlertCounts {
@@ -302,52 +284,9 @@ export class Alerts {
 
   async #health(): Promise<void> {
     const deps = this.#deps;
-    // read (and on the first pass written) whether anyone receives health alerts or not
-    const keyMatches = instanceKeyMatches(deps.control);
     if ((await destinationsFor(deps.control, 'health')).length === 0) return;
-    const backups = deps.backups
-      ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined)
-      : null;
-    const refusing: { stream: string; reason: string }[] = [];
-    for (const g of await gatewayHealth(deps.instance.paths.run)) {
-      if (!g.reachable) continue;
-      const availability = (g.availability ?? {}) as { state?: string; reason?: string };
-      if (availability.state === 'refusing')
-        refusing.push({ stream: String(g.stream), reason: availability.reason ?? 'disk full' });
-    }
-    const conditions: Record<HealthCondition, { active: boolean; why: string }> = {
-      backup_failed: {
-        active: backups?.failing === true,
-        why: backups?.last_failure?.reason ?? '',
-      },
-      offsite_failed: {
-        active: backups?.offsite?.failing === true,
-        why: backups?.offsite?.last_failure?.reason ?? '',
-      },
-      wal_refusing: {
-        active: refusing.length > 0,
-        why: refusing.map((r) => `${r.stream}: ${r.reason}`).join('; '),
-      },
-      key_mismatch: {
-        active: !keyMatches,
-        why: 'values sealed in the control database cannot be opened with this key (FOOTFALL_SECRET changed, or data/secret.key was replaced)',
-      },
-    };
-    for (const [name, c] of Object.entries(conditions) as [
-      HealthCondition,
-      { active: boolean; why: string },
-    ][]) {
-      await this.#condition('health', `health:${name}`, c.active, null, () => {
-        const [started, cleared] = HEALTH_TITLES[name];
-        return {
-          title: c.active ? started : cleared,
-          text: c.active
-            ? `${started.replace(/^Footfall: /, '')}${c.why ? `: ${c.why}` : ''}. Health in the dashboard shows the details.`
-            : `${cleared.replace(/^Footfall: /, '')}.`,
-          data: { condition: name, reason: c.active ? c.why || null : null },
-          path: '/health',
-        };
-      });
+    for (const [name, c] of await healthConditions(deps)) {
+      await this.#condition('health', `health:${name}`, c.active, null, () => healthWords(name, c));
     }
   }
 
