@@ -1,4 +1,4 @@
-import { storeFavicon } from '@footfall/control';
+import { recordMilestone, shareMilestone, storeFavicon } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_ACCESS, SHARE_READS } from '../../apps/query/src/auth/access.ts';
 import {
@@ -101,6 +101,14 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/sites/:site/shares/:id': 'owner',
   'GET /api/v1/shared/:token': 'public',
   'POST /api/v1/shared/:token/session': 'sign-in',
+  'GET /api/v1/sites/:site/milestones': 'viewer',
+  'PUT /api/v1/sites/:site/milestones': 'owner',
+  'POST /api/v1/sites/:site/milestones/seen': 'self',
+  'GET /api/v1/sites/:site/milestones/:kind/:step/card': 'viewer',
+  'POST /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
+  'DELETE /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
+  'GET /m/:token': 'public',
+  'GET /m/:token/card.png': 'public',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -143,6 +151,9 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site/funnels/:id': { name: 'walk' },
   'PATCH /api/v1/sites/:site/shares/:id': { show_notes: false },
   'POST /api/v1/shared/:token/session': { password: 'not the password' },
+  'PUT /api/v1/sites/:site/milestones': { kinds: ['visitors'] },
+  'POST /api/v1/sites/:site/milestones/seen': { kind: 'visitors', step: '100' },
+  'POST /api/v1/sites/:site/milestones/:kind/:step/share': { show_amount: true },
 };
 
 /** Query strings of reads that need one; refusals must come from access, not from validation. */
@@ -193,6 +204,7 @@ let h: AccountsApp;
 let other: AccountsApp;
 let ids: { site: string; owner: string; viewer: string; key: string; connection: string; share: string };
 let shareToken: string;
+let milestoneToken: string;
 let shareCredential: string;
 let apiKey: string;
 let otherOwner: Agent;
@@ -253,6 +265,15 @@ beforeAll(async () => {
       await h.call('POST', `/api/v1/shared/${shareToken}/session`, { body: { password: 'walk password' } })
     ).json()) as { credential: string }
   ).credential;
+  // a milestone as the daily check stores it, shared at /m/<token>
+  const milestone = recordMilestone(h.control, {
+    siteId: site.site.id,
+    kind: 'visitors',
+    step: '100',
+    value: 104,
+    day: '2026-02-28',
+  })!;
+  milestoneToken = shareMilestone(h.control, milestone.id, false).token!;
   ids = {
     site: site.site.id,
     owner: ownerRow.id,
@@ -285,7 +306,9 @@ function fillPath(key: string): string {
           : ids.owner;
   const filled = path
     .replace(':site', ids.site)
-    .replace(':token', shareToken)
+    .replace(':token', path.startsWith('/m/') ? milestoneToken : shareToken)
+    .replace(':kind', 'visitors')
+    .replace(':step', '100')
     .replace(':id', id)
     .replace(/:[A-Za-z_]+/g, 'placeholder-id');
   return `${filled}${QUERIES[key] ?? ''}`;

@@ -31,6 +31,7 @@ describe('modules', () => {
       retention: true,
       vitals: true,
       crawlers: true,
+      milestones: true,
       shares: true,
     });
     const off = await modules({ retention: false });
@@ -42,6 +43,7 @@ describe('modules', () => {
       retention: false,
       vitals: true,
       crawlers: true,
+      milestones: true,
       shares: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {

@@ -14,6 +14,7 @@ import { cardRoutes } from './routes/cards.ts';
 import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
+import { milestoneRoutes } from './routes/milestones.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { peopleRoutes } from './routes/people.ts';
@@ -65,6 +66,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', alertRoutes(deps));
   app.route('/api/v1', shareRoutes(deps));
   app.route('/api/v1', cardRoutes(deps));
+  app.route('/', milestoneRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

@@ -362,3 +362,41 @@ export async function breakdownWithRevenue(
     revenue: r.revenue,
   };
 }
+
+/**
+ * A site's live revenue (tax excluded, less refunds and lost disputes) through the end of `day` in
+ * its time zone, in its currency at each payment day's ECB rate; payments in a currency without a
+ * rate are left out. With the first live sale (milestones).
+ */
+export function lifetimeRevenue(
+  ctl: ControlDb,
+  site: Site,
+  rates: RateTable | undefined,
+  day: string,
+): { amountMinor: number; firstSale: { day: string; amountMinor: number; currency: string } | null } {
+  const dayOf = localDay(site.timezone);
+  let amountMinor = 0;
+  let first: { at: number; line: Line } | null = null;
+  for (const line of ledgerLines(ctl, site.id, false)) {
+    const lineDay = dayOf(line.at);
+    if (lineDay > day) continue;
+    if (line.sale && (first === null || line.at < first.at)) first = { at: line.at, line };
+    const amount =
+      line.currency === site.currency.toUpperCase()
+        ? line.amount
+        : rates?.convertMinor(
+            line.amount,
+            line.currency,
+            site.currency,
+            new Date(line.at).toISOString().slice(0, 10),
+          );
+    if (amount !== undefined) amountMinor += amount;
+  }
+  return {
+    amountMinor,
+    firstSale:
+      first === null
+        ? null
+        : { day: dayOf(first.at), amountMinor: first.line.payment.amount, currency: first.line.currency },
+  };
+}

@@ -11,7 +11,14 @@ import { randomId, randomToken } from './tokens.ts';
  * someone paid, the disk filling, and the instance's health problems (each sent when it starts
  * and when it clears).
  */
-export const ALERT_KINDS = ['tracking_stopped', 'busy_day', 'payment', 'disk_filling', 'health'] as const;
+export const ALERT_KINDS = [
+  'tracking_stopped',
+  'busy_day',
+  'payment',
+  'disk_filling',
+  'health',
+  'milestone',
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** The most destinations one site has. */

@@ -93,6 +93,26 @@ export {
 } from './install-checks.ts';
 export { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
 export {
+  getMilestone,
+  hasMilestone,
+  highestStep,
+  listMilestones,
+  MILESTONE_KINDS,
+  type Milestone,
+  type MilestoneKind,
+  type MilestoneSettings,
+  type MilestoneShare,
+  markMilestoneSeen,
+  milestoneByToken,
+  milestoneSettings,
+  recordMilestone,
+  setMilestoneCheckedDay,
+  setMilestoneKinds,
+  shareMilestone,
+  stepReached,
+  unshareMilestone,
+} from './milestones.ts';
+export {
   BeforeUpgradeError,
   type ControlDb,
   compareVersions,

@@ -416,6 +416,45 @@ const V12: ControlMigration = {
   `,
 };
 
+const V13: ControlMigration = {
+  version: 13,
+  name: 'milestones',
+  // a site's milestones as the daily check found them (one row per kind and step), who closed each
+  // one's moment, the public links to them (token found by its SHA-256, itself sealed
+  // 'milestone-token'), and the kinds an owner switched off
+  sql: `
+    CREATE TABLE milestones (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      kind TEXT NOT NULL,
+      step TEXT NOT NULL,
+      value INTEGER NOT NULL,
+      detail TEXT,
+      day TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      UNIQUE (site_id, kind, step)
+    ) STRICT;
+    CREATE TABLE milestone_seen (
+      milestone_id TEXT NOT NULL REFERENCES milestones(id) ON DELETE CASCADE,
+      person_id TEXT NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+      seen_at INTEGER NOT NULL,
+      PRIMARY KEY (milestone_id, person_id)
+    ) STRICT;
+    CREATE TABLE milestone_shares (
+      milestone_id TEXT PRIMARY KEY REFERENCES milestones(id) ON DELETE CASCADE,
+      token_hash TEXT NOT NULL UNIQUE,
+      token TEXT NOT NULL,
+      show_amount INTEGER NOT NULL DEFAULT 0 CHECK (show_amount IN (0, 1)),
+      created_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE milestone_settings (
+      site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+      kinds_off TEXT NOT NULL DEFAULT '[]',
+      checked_day TEXT
+    ) STRICT;
+  `,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -430,4 +469,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V10,
   V11,
   V12,
+  V13,
 ];

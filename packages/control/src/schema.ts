@@ -26,6 +26,30 @@ export interface ControlSchema {
   alert_deliveries: AlertDeliveriesTable;
   alert_state: { scope: string; name: string; value: string; at: number };
   shares: SharesTable;
+  milestones: {
+    id: string;
+    site_id: string;
+    kind: string;
+    /** the round number, the record day's date, or `1` for a first */
+    step: string;
+    /** the number behind it: visitors, pageviews, countries, minor units of money, a day's visitors */
+    value: number;
+    /** JSON: what else the card says (the currency, the goal's name) */
+    detail: string | null;
+    /** the finished day (the site's time zone) it was reached on, as far as the check can tell */
+    day: string;
+    created_at: number;
+  };
+  milestone_seen: { milestone_id: string; person_id: string; seen_at: number };
+  milestone_shares: {
+    milestone_id: string;
+    token_hash: string;
+    /** sealed ('milestone-token') */
+    token: string;
+    show_amount: number;
+    created_at: number;
+  };
+  milestone_settings: { site_id: string; kinds_off: string; checked_day: string | null };
   funnels: {
     id: string;
     site_id: string;

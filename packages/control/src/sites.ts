@@ -10,7 +10,6 @@ import { randomId, randomToken } from './tokens.ts';
 /**
  * The parts of a site an owner may switch off (spec, What the service does 7): off, every way into
  * it leaves the dashboard and the API refuses its reads and writes with 404; what it stored stays.
- * Goals, funnels, milestones and shares join as they are built.
  */
 export const MODULES = [
   'notes',
@@ -20,6 +19,7 @@ export const MODULES = [
   'retention',
   'vitals',
   'crawlers',
+  'milestones',
   'shares',
 ] as const;
 export type ModuleName = (typeof MODULES)[number];

@@ -22,6 +22,7 @@ const stored: Site = {
     retention: true,
     vitals: true,
     crawlers: true,
+    milestones: true,
     shares: true,
   },
 };

@@ -349,6 +349,27 @@ describe('alerts', () => {
     expect(kinds()).toHaveLength(2);
   });
 
+  it('sends Milestone reached only to destinations that asked for it, once per milestone', async () => {
+    await webhook(); // every other kind
+    await createAlertDestination(control.ctl, site.id, {
+      channel: 'webhook',
+      target: `http://127.0.0.1:${receiverPort}/milestones`,
+      host: `127.0.0.1:${receiverPort}`,
+      kinds: ['milestone'],
+    });
+    await visits(clock.now() - DAY, 120);
+    await alerts.tick();
+    const told = received.filter((r) => r.message.kind === 'milestone');
+    expect(new Set(received.map((r) => r.path))).toEqual(new Set(['/milestones']));
+    expect(told.map((r) => r.message.title).sort()).toEqual([
+      'example.com reached 100 pageviews',
+      'example.com reached 100 visitors',
+    ]);
+    expect(told[0]!.message.data).toMatchObject({ day: '2026-11-25', value: 120 });
+    await alerts.tick();
+    expect(received.filter((r) => r.message.kind === 'milestone')).toHaveLength(2);
+  });
+
   it('retries a failed delivery after 30 s, 2 min, 10 min, 1 h and 6 h, then gives up', async () => {
     await webhook(['tracking_stopped']);
     await visits(clock.now() - 3 * DAY, 1);

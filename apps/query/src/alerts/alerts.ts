@@ -25,6 +25,7 @@ import type { GuardOptions } from '@footfall/http';
 import type { QueryDeps } from '../deps.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
+import { milestonesAndAlerts } from '../milestones/alert.ts';
 import { healthConditions, healthWords } from './health-conditions.ts';
 import {
   checkInstall,
@@ -63,7 +64,8 @@ export interface AlertCounts {
  * Alerts (docs/alerts.md), run by the query service: every minute it looks at each rule, queues
  * an alert for each destination that receives its kind, and sends what is due, retrying failures
  * with backoff (ALERT_RETRY_DELAYS_MS). Rules: someone paid (live payments since the last alert),
- * a busy day (every 15 minutes), tracking stopped (the daily install check) and resumed, the disk
+ * a busy day (every 15 minutes), a milestone reached (the daily milestone check, which runs here
+ * whether or not anyone receives it), tracking stopped (the daily install check) and resumed, the disk
  * filling, and the instance's health problems (a failed backup or off-site copy, the write-ahead
  * log refusing events, an instance key that does not match), each sent when it starts and when it
  * clears, and only while someone receives them.
@@ -134,6 +136,11 @@ export class Alerts {
       for (const site of listSites(this.#deps.control)) {
         await this.#safely('payment', () => this.#payments(site));
         await this.#safely('busy day', () => this.#busy(site));
+        await this.#safely('milestones', () =>
+          milestonesAndAlerts(this.#deps, site, this.#abort.signal, (words, to) =>
+            this.#raise(this.#message('milestone', site, null, words), to),
+          ),
+        );
       }
     });
     // what is due goes out before the slow reads of other sites' homepages

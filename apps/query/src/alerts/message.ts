@@ -39,7 +39,8 @@ export function alertText(m: AlertMessage): string {
   return lines.join('\n');
 }
 
-const escapeHtml = (s: string) =>
+/** Text made safe inside HTML text and attribute values. */
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function alertHtml(m: AlertMessage): string {

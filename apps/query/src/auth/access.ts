@@ -124,6 +124,15 @@ export const ROUTE_ACCESS = {
   'PATCH /api/v1/sites/:site/shares/:id': 'owner',
   'DELETE /api/v1/sites/:site/shares/:id': 'owner',
   'GET /api/v1/shared/:token': 'public',
+
+  'GET /api/v1/sites/:site/milestones': 'viewer',
+  'PUT /api/v1/sites/:site/milestones': 'owner',
+  'POST /api/v1/sites/:site/milestones/seen': 'self',
+  'GET /api/v1/sites/:site/milestones/:kind/:step/card': 'viewer',
+  'POST /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
+  'DELETE /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
+  'GET /m/:token': 'public',
+  'GET /m/:token/card.png': 'public',
   'POST /api/v1/shared/:token/session': 'sign-in',
 
   'GET /_footfall/health': 'operator',

@@ -7,6 +7,8 @@ import satori from 'satori';
 export interface CardData {
   /** the site's domain, top left */
   domain: string;
+  /** a line above the number, in the accent colour (`Milestone reached`) */
+  kicker?: string;
   /** the big number, already written for people (`12,345`, `€1,234`) */
   value: string;
   /** what the number counts (`visitors`) */
@@ -106,9 +108,30 @@ export async function renderCard(data: CardData): Promise<Buffer> {
       el('div', { display: 'flex', color: data.accent, fontWeight: 700 }, data.domain),
       el('div', { display: 'flex', color: dark ? '#9ca3af' : '#6b7280' }, 'Footfall'),
     ),
+    ...(data.kicker
+      ? [
+          el(
+            'div',
+            {
+              display: 'flex',
+              marginTop: Math.round(data.height * 0.06),
+              fontSize: Math.round(data.height * 0.05),
+              fontWeight: 700,
+              color: data.accent,
+              textTransform: 'uppercase',
+              letterSpacing: 2,
+            },
+            data.kicker,
+          ),
+        ]
+      : []),
     el(
       'div',
-      { display: 'flex', alignItems: 'baseline', marginTop: Math.round(data.height * 0.06) },
+      {
+        display: 'flex',
+        alignItems: 'baseline',
+        marginTop: Math.round(data.height * (data.kicker ? 0.02 : 0.06)),
+      },
       el('div', { display: 'flex', fontSize: Math.round(data.height * 0.19), fontWeight: 700 }, data.value),
       el('div', { display: 'flex', fontSize: Math.round(data.height * 0.07), marginLeft: 24 }, data.label),
     ),

@@ -6,6 +6,7 @@ import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
+import { readLifetime } from './lifetime.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
 import {
@@ -118,6 +119,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     status: (q) => readStatus(db, q.site, live(q)),
     storage: (q = {}) => readStorage(db, now(), live(q)),
     windowTotals: (q) => readWindowTotals(db, q, { signal: q.signal }),
+    lifetime: (q) => readLifetime(db, q, { signal: q.signal }),
     async crawlCounters(q: CrawlCounterQuery) {
       return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
         const out: CrawlCounterRow = { hits: num(row['hits']) };

@@ -2,6 +2,7 @@ import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
+import type { Lifetime } from './lifetime.ts';
 import type { Batch, BatchResult } from './loader.ts';
 import type { WindowTotals } from './reads.ts';
 import type { Filter, Period, ReportParams } from './report-params.ts';
@@ -65,6 +66,8 @@ export interface Engine {
   windowTotals(
     q: { site: string; from: number; to: number; buckets: number } & ReadControl,
   ): Promise<WindowTotals>;
+  /** Lifetime visitors, pageviews and countries up to the end of a day in the site's time zone. */
+  lifetime(q: { site: string; timeZone: string; day: string } & ReadControl): Promise<Lifetime>;
   /** Events stored, and those of the last seven days. */
   storage(q?: ReadControl): Promise<{ events: number; lastSevenDays: number }>;
   crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;

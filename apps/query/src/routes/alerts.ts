@@ -30,8 +30,8 @@ const NewDestination = v.variant('channel', [
 ]);
 const DestinationPatch = v.strictObject({ kinds: Kinds });
 
-/** Every kind but none that is off by default (there is none yet: Milestone reached comes with milestones). */
-const DEFAULT_KINDS = ALERT_KINDS;
+/** Every kind but Milestone reached, which is off unless asked for (spec). */
+const DEFAULT_KINDS = ALERT_KINDS.filter((k) => k !== 'milestone');
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,7 +1,8 @@
 import { AppError } from '@footfall/http';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
+import type { CardData } from '../cards/render.ts';
 import type { QueryDeps } from '../deps.ts';
 
 const HOUR = 3_600_000;
@@ -15,7 +16,7 @@ const PERIODS = {
 const KINDS = ['visitors', 'visits', 'pageviews'] as const;
 const PARAMS = ['kind', 'period', 'theme', 'accent'];
 
-function pick<T extends string>(
+export function pick<T extends string>(
   value: string | undefined,
   allowed: readonly T[],
   field: string,
@@ -28,6 +29,48 @@ function pick<T extends string>(
   return value as T;
 }
 
+/** The `accent` parameter: six hex digits, with or without `#` (default 4338ca). */
+export function accentOf(raw: string | undefined, fallback = '4338ca'): string {
+  const accent = (raw ?? fallback).replace(/^#/, '').toLowerCase();
+  if (!/^[0-9a-f]{6}$/.test(accent)) {
+    throw new AppError('invalid_parameter', 'accent: a colour as six hex digits (4338ca)', {
+      field: 'accent',
+    });
+  }
+  return accent;
+}
+
+/** Unknown query parameters are a 400 naming the first. */
+export function onlyParams(query: Record<string, string>, allowed: readonly string[]): void {
+  for (const key of Object.keys(query)) {
+    if (!allowed.includes(key))
+      throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
+  }
+}
+
+/**
+ * A card drawn in the card pool and answered as a PNG; 503 busy when 20 already wait.
+ * `cache` is the Cache-Control (private to the credential unless the card is public).
+ */
+export async function drawnCard(
+  c: Context,
+  deps: QueryDeps,
+  data: CardData,
+  cache = 'private, max-age=300',
+): Promise<Response> {
+  if (!deps.cards) throw new AppError('unavailable', 'cards are not drawn here');
+  const png = await deps.cards.draw(data).catch((error: unknown) => {
+    if (/queue is at limit/i.test((error as Error).message ?? ''))
+      throw new AppError('busy', 'too many cards are being drawn: try again', { retryAfter: 2 });
+    throw error;
+  });
+  return c.body(new Uint8Array(png), 200, {
+    'content-type': 'image/png',
+    'cache-control': cache,
+    'x-content-type-options': 'nosniff',
+  });
+}
+
 /**
  * `GET …/card`: a 1200 × 630 PNG of one number of the site (visitors, visits or pageviews) over a
  * rolling 24 hours, 7 or 30 days ending now, with its line and the change on the window before,
@@ -38,20 +81,11 @@ export function cardRoutes(deps: QueryDeps) {
   return new Hono<AuthEnv>().get('/sites/:site/card', siteRead(), async (c) => {
     const site = c.get('site');
     const query = c.req.query();
-    for (const key of Object.keys(query)) {
-      if (!PARAMS.includes(key))
-        throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
-    }
+    onlyParams(query, PARAMS);
     const kind = pick(query.kind, KINDS, 'kind', 'visitors');
     const periodName = pick(query.period, Object.keys(PERIODS) as (keyof typeof PERIODS)[], 'period', '7d');
     const theme = pick(query.theme, ['light', 'dark'] as const, 'theme', 'light');
-    const accent = (query.accent ?? '4338ca').replace(/^#/, '').toLowerCase();
-    if (!/^[0-9a-f]{6}$/.test(accent)) {
-      throw new AppError('invalid_parameter', 'accent: a colour as six hex digits (4338ca)', {
-        field: 'accent',
-      });
-    }
-    if (!deps.cards) throw new AppError('unavailable', 'cards are not drawn here');
+    const accent = accentOf(query.accent);
     const period = PERIODS[periodName];
     const to = deps.now();
     const engine = deps.analytics.engine;
@@ -73,27 +107,16 @@ export function cardRoutes(deps: QueryDeps) {
       was > 0
         ? ` · ${value >= was ? 'up' : 'down'} ${Math.round((Math.abs(value - was) / was) * 100)}% on ${period.before}`
         : '';
-    const png = await deps.cards
-      .draw({
-        domain: site.domain,
-        value: new Intl.NumberFormat('en').format(value),
-        label: value === 1 ? kind.replace(/s$/, '') : kind,
-        detail: `${period.words}${change}`,
-        series: now.series.map((b) => b[kind]),
-        theme,
-        accent: `#${accent}`,
-        width: 1200,
-        height: 630,
-      })
-      .catch((error: unknown) => {
-        if (/queue is at limit/i.test((error as Error).message ?? ''))
-          throw new AppError('busy', 'too many cards are being drawn: try again', { retryAfter: 2 });
-        throw error;
-      });
-    return c.body(new Uint8Array(png), 200, {
-      'content-type': 'image/png',
-      'cache-control': 'private, max-age=300',
-      'x-content-type-options': 'nosniff',
+    return drawnCard(c, deps, {
+      domain: site.domain,
+      value: new Intl.NumberFormat('en').format(value),
+      label: value === 1 ? kind.replace(/s$/, '') : kind,
+      detail: `${period.words}${change}`,
+      series: now.series.map((b) => b[kind]),
+      theme,
+      accent: `#${accent}`,
+      width: 1200,
+      height: 630,
     });
   });
 }

@@ -9,6 +9,7 @@ const NAMES: Record<ModuleName, string> = {
   retention: 'retention',
   vitals: 'vitals',
   crawlers: 'AI & search robots',
+  milestones: 'milestones',
   shares: 'share links',
 };
 

@@ -1,0 +1,113 @@
+import {
+  canonicalTimeZone,
+  hasMilestone,
+  highestStep,
+  listGoalsNow,
+  type Milestone,
+  type MilestoneKind,
+  milestoneSettings,
+  recordMilestone,
+  type Site,
+  setMilestoneCheckedDay,
+  stepReached,
+} from '@footfall/control';
+import { minorDigits } from '@footfall/payments';
+import type { QueryDeps } from '../deps.ts';
+import { dayNumber, dayString } from '../engine/buckets.ts';
+import { todayIn } from '../engine/report-params.ts';
+import { lifetimeRevenue } from '../revenue.ts';
+
+/** A record day needs this much history before it (a site's second day is no record)... */
+export const RECORD_MIN_DAYS = 14;
+/** ...and at least this many visitors (a best day of three is no news). */
+export const RECORD_MIN_VISITORS = 10;
+
+/**
+ * The daily milestone check of one site (docs/milestones.md): once the site's day has finished
+ * (in its time zone), counts what it reached by the end of that day and stores each milestone
+ * not stored before. Of the round numbers only the highest new step of a kind is stored, so a site
+ * that arrives with a long history gets one moment, not ten. A day the check did not run on (the
+ * service was down) is not looked at again: its totals are in the next day's, but a record on it
+ * is not told. Answers the milestones stored now.
+ */
+export async function checkMilestones(
+  deps: QueryDeps,
+  site: Site,
+  signal?: AbortSignal,
+): Promise<Milestone[]> {
+  if (!site.modules.milestones) return [];
+  const ctl = deps.control;
+  const timeZone = canonicalTimeZone(site.timezone);
+  const day = dayString(dayNumber(todayIn(timeZone, deps.now())) - 1);
+  const settings = milestoneSettings(ctl, site.id);
+  if (settings.checkedDay !== null && settings.checkedDay >= day) return [];
+  const on = new Set<MilestoneKind>(settings.kinds);
+  const found: Milestone[] = [];
+  const add = (m: Omit<Parameters<typeof recordMilestone>[1], 'siteId' | 'day'> & { day?: string }) => {
+    const stored = recordMilestone(ctl, { siteId: site.id, day, ...m });
+    if (stored) found.push(stored);
+  };
+  const engine = deps.analytics.engine;
+  const status = await engine.status({ site: site.id, signal });
+  const firstDay = status.firstVisit === null ? null : todayIn(timeZone, status.firstVisit);
+  if (firstDay !== null && firstDay <= day) {
+    const life = await engine.lifetime({ site: site.id, timeZone, day, signal });
+    for (const kind of ['visitors', 'pageviews', 'countries'] as const) {
+      const step = on.has(kind) ? stepReached(kind, life[kind]) : null;
+      if (step !== null && step > highestStep(ctl, site.id, kind))
+        add({ kind, step: String(step), value: life[kind] });
+    }
+    if (on.has('record_day')) {
+      const days = await engine.dailyVisitors({
+        site: site.id,
+        timeZone,
+        period: { from: firstDay, to: day },
+        signal,
+      });
+      const last = days.at(-1) ?? 0;
+      const before = days.slice(0, -1);
+      if (before.length >= RECORD_MIN_DAYS && last >= RECORD_MIN_VISITORS && last > Math.max(...before))
+        add({ kind: 'record_day', step: day, value: last });
+    }
+    if (on.has('first_goal') && site.modules.goals && !hasMilestone(ctl, site.id, 'first_goal')) {
+      const goals = listGoalsNow(ctl, site.id);
+      const counts =
+        goals.length === 0
+          ? []
+          : await engine.goals({
+              site: site.id,
+              timeZone,
+              period: { from: firstDay, to: day },
+              filters: [],
+              goals,
+              signal,
+            });
+      const reached = goals.findIndex((_, i) => (counts[i]?.conversions ?? 0) > 0);
+      if (reached >= 0)
+        add({
+          kind: 'first_goal',
+          step: '1',
+          value: counts[reached]?.conversions ?? 1,
+          goal: goals[reached]!.name,
+        });
+    }
+  }
+  if (site.modules.revenue && (on.has('revenue') || on.has('first_sale'))) {
+    const revenue = lifetimeRevenue(ctl, site, deps.exchangeRates?.table, day);
+    const currency = site.currency.toUpperCase();
+    const whole = Math.floor(revenue.amountMinor / 10 ** minorDigits(currency));
+    const step = on.has('revenue') ? stepReached('revenue', whole) : null;
+    if (step !== null && step > highestStep(ctl, site.id, 'revenue'))
+      add({ kind: 'revenue', step: String(step), value: revenue.amountMinor, currency });
+    if (on.has('first_sale') && revenue.firstSale !== null && !hasMilestone(ctl, site.id, 'first_sale'))
+      add({
+        kind: 'first_sale',
+        step: '1',
+        value: revenue.firstSale.amountMinor,
+        currency: revenue.firstSale.currency,
+        day: revenue.firstSale.day,
+      });
+  }
+  setMilestoneCheckedDay(ctl, site.id, day);
+  return found;
+}
