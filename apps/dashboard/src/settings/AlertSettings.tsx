@@ -14,6 +14,7 @@ const KINDS: [Kind, string][] = [
   ['payment', 'Someone paid'],
   ['disk_filling', 'Disk filling'],
   ['health', 'Health problems'],
+  ['milestone', 'Milestone reached'],
 ];
 
 const when = (iso: string) =>
@@ -44,7 +45,8 @@ export function AlertSettings({ site }: { site: string }) {
     <div class="stack">
       <p class="muted">
         Footfall tells these destinations when tracking stops, on a busy day, when someone pays, when the disk
-        is filling up and when Footfall itself has a problem.
+        is filling up and when Footfall itself has a problem; and, if you tick it, when the site reaches a
+        milestone.
       </p>
       <ErrorNote error={list.error} />
       {!list.data && !list.error && <Spinner />}

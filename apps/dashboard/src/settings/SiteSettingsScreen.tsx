@@ -10,6 +10,7 @@ import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
 import { FunnelSettings } from './FunnelSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
+import { MilestoneSettings } from './MilestoneSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
 import { ShareSettings } from './ShareSettings.tsx';
 
@@ -76,6 +77,11 @@ const MODULES: { id: ModuleName; name: string; what: string }[] = [
     id: 'crawlers',
     name: 'AI & search robots',
     what: 'the robots that read your pages (reports keep arriving)',
+  },
+  {
+    id: 'milestones',
+    name: 'Milestones',
+    what: 'round numbers, record days and firsts, with their cards (public pages stop working)',
   },
   { id: 'shares', name: 'Share links', what: 'read-only links to the report (open links stop working)' },
 ];
@@ -224,6 +230,12 @@ export function SiteSettingsScreen(props: { site: string }) {
         <section class="section card" aria-labelledby="payments">
           <h2 id="payments">Payments</h2>
           <PaymentConnections site={current.id} />
+        </section>
+      )}
+      {current.modules.milestones && (
+        <section class="section card" aria-labelledby="milestones-heading" id="milestones">
+          <h2 id="milestones-heading">Milestones</h2>
+          <MilestoneSettings site={current.id} />
         </section>
       )}
       {current.modules.shares && (

@@ -8,6 +8,7 @@ import { isOwner } from '../session.ts';
 import { SiteIcon } from '../sites/SiteIcon.tsx';
 import { InstallScreen } from './InstallScreen.tsx';
 import { LiveView } from './LiveView.tsx';
+import { MilestoneMoment } from './Milestones.tsx';
 import { chooseMode, chosenMode } from './mode.ts';
 import { NowPill } from './NowPill.tsx';
 import { Report } from './Report.tsx';
@@ -136,6 +137,7 @@ export function SiteScreen(props: { site: string; live: boolean }) {
   return (
     <main class="page" id="main" tabIndex={-1}>
       <SiteHead site={answer} status={status.data} live={props.live} />
+      {!props.live && answer.modules.milestones && <MilestoneMoment site={answer} />}
       {props.live ? <LiveView site={answer} /> : <Report site={answer} status={status.data} />}
     </main>
   );

@@ -82,13 +82,26 @@ export async function renderCard(data: CardData): Promise<Buffer> {
   const dark = data.theme === 'dark';
   const pad = Math.round(data.width * 0.055);
   const line = sparkline(data.series, data.width - 2 * pad, Math.round(data.height * 0.28), data.accent);
+  const number = (above: number) =>
+    el(
+      'div',
+      { display: 'flex', alignItems: 'baseline', marginTop: Math.round(data.height * above) },
+      el('div', { display: 'flex', fontSize: Math.round(data.height * 0.19), fontWeight: 700 }, data.value),
+      el('div', { display: 'flex', fontSize: Math.round(data.height * 0.07), marginLeft: 24 }, data.label),
+    );
+  const words = el(
+    'div',
+    { display: 'flex', fontSize: Math.round(data.height * 0.045), color: dark ? '#9ca3af' : '#4b5563' },
+    data.detail,
+  );
   const tree = el(
     'div',
     {
       display: 'flex',
       flexDirection: 'column',
-      width: data.width,
-      height: data.height,
+      // satori sizes the content box: the padding comes on top of these
+      width: data.width - 2 * pad,
+      height: data.height - pad - Math.round(pad * 0.7),
       paddingTop: pad,
       paddingLeft: pad,
       paddingRight: pad,
@@ -110,38 +123,38 @@ export async function renderCard(data: CardData): Promise<Buffer> {
     ),
     ...(data.kicker
       ? [
+          // a milestone: the words in the middle, a band of its colour under them
           el(
             'div',
-            {
-              display: 'flex',
-              marginTop: Math.round(data.height * 0.06),
-              fontSize: Math.round(data.height * 0.05),
-              fontWeight: 700,
-              color: data.accent,
-              textTransform: 'uppercase',
-              letterSpacing: 2,
-            },
-            data.kicker,
+            { display: 'flex', flexDirection: 'column', flexGrow: 1, justifyContent: 'center' },
+            el(
+              'div',
+              {
+                display: 'flex',
+                fontSize: Math.round(data.height * 0.05),
+                fontWeight: 700,
+                color: data.accent,
+                textTransform: 'uppercase',
+                letterSpacing: 2,
+              },
+              data.kicker,
+            ),
+            number(0.02),
+            words,
           ),
+          el('div', {
+            display: 'flex',
+            width: data.width - 2 * pad,
+            height: 14,
+            backgroundColor: data.accent,
+          }),
         ]
-      : []),
-    el(
-      'div',
-      {
-        display: 'flex',
-        alignItems: 'baseline',
-        marginTop: Math.round(data.height * (data.kicker ? 0.02 : 0.06)),
-      },
-      el('div', { display: 'flex', fontSize: Math.round(data.height * 0.19), fontWeight: 700 }, data.value),
-      el('div', { display: 'flex', fontSize: Math.round(data.height * 0.07), marginLeft: 24 }, data.label),
-    ),
-    el(
-      'div',
-      { display: 'flex', fontSize: Math.round(data.height * 0.045), color: dark ? '#9ca3af' : '#4b5563' },
-      data.detail,
-    ),
-    el('div', { display: 'flex', flexGrow: 1 }),
-    ...(line ? [el('div', { display: 'flex', width: data.width - 2 * pad }, line)] : []),
+      : [
+          number(0.06),
+          words,
+          el('div', { display: 'flex', flexGrow: 1 }),
+          ...(line ? [el('div', { display: 'flex', width: data.width - 2 * pad }, line)] : []),
+        ]),
   );
   const svg = await satori(tree as Parameters<typeof satori>[0], {
     width: data.width,

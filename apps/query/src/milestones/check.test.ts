@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryDeps } from '../deps.ts';
 import { createDuckDbEngine, type Engine } from '../engine/index.ts';
 import { ev, onStream } from '../engine/test-fixtures.ts';
-import { checkMilestones, RECORD_MIN_DAYS } from './check.ts';
+import { CHECK_MAX_LAG, checkMilestones, RECORD_MIN_DAYS } from './check.ts';
 
 /**
  * The daily milestone check on real data: a real control database and a DuckDB engine loaded as
@@ -123,6 +123,15 @@ describe('the daily milestone check', () => {
     const found = await checkMilestones(deps, site);
     // 13 days before it are too few for a record; visitors and countries are off
     expect(found.map((m) => `${m.kind}:${m.step}`)).toEqual(['pageviews:100']);
+  });
+
+  it('waits while the tailer catches up on a backlog, and checks the day once it has', async () => {
+    await visits(Date.UTC(2026, 10, 25, 12), 120);
+    const analytics = deps.analytics as unknown as { tailer?: { lag: number } };
+    analytics.tailer = { lag: CHECK_MAX_LAG + 1 };
+    expect(await checkMilestones(deps, site)).toEqual([]);
+    analytics.tailer = { lag: 0 };
+    expect((await checkMilestones(deps, site)).map((m) => m.kind).sort()).toEqual(['pageviews', 'visitors']);
   });
 
   it('does nothing for a site whose milestones module is off', async () => {

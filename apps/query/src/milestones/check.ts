@@ -17,6 +17,11 @@ import { dayNumber, dayString } from '../engine/buckets.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { lifetimeRevenue } from '../revenue.ts';
 
+/**
+ * The check waits while the tailer is further behind the write-ahead log than this (a start that
+ * catches up on a backlog): counting half-loaded days would store the day as checked too early.
+ */
+export const CHECK_MAX_LAG = 1000;
 /** A record day needs this much history before it (a site's second day is no record)... */
 export const RECORD_MIN_DAYS = 14;
 /** ...and at least this many visitors (a best day of three is no news). */
@@ -41,6 +46,7 @@ export async function checkMilestones(
   const day = dayString(dayNumber(todayIn(timeZone, deps.now())) - 1);
   const settings = milestoneSettings(ctl, site.id);
   if (settings.checkedDay !== null && settings.checkedDay >= day) return [];
+  if ((deps.analytics.tailer?.lag ?? 0) > CHECK_MAX_LAG) return [];
   const on = new Set<MilestoneKind>(settings.kinds);
   const found: Milestone[] = [];
   const add = (m: Omit<Parameters<typeof recordMilestone>[1], 'siteId' | 'day'> & { day?: string }) => {

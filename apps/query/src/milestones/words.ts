@@ -76,7 +76,7 @@ export function milestoneWords(m: Milestone, domain: string, showAmount: boolean
     case 'record_day':
       return {
         value: count(m.value),
-        label: m.value === 1 ? 'visitor' : 'visitors',
+        label: m.value === 1 ? 'visitor in one day' : 'visitors in one day',
         title: `${domain} had its best day: ${count(m.value)} visitors`,
         detail: `The most in one day, ${on}`,
       };
