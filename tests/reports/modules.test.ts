@@ -47,7 +47,7 @@ describe('modules', () => {
       shares: true,
     });
     const bad = await h.call('PATCH', `/api/v1/sites/${site}`, {
-      body: { modules: { milestones: false } },
+      body: { modules: { heatmaps: false } },
       agent: owner,
     });
     expect(bad.status).toBe(400);
