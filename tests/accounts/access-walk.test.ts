@@ -59,6 +59,8 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/sites/:site/events': 'viewer',
   'GET /api/v1/sites/:site/live': 'viewer',
   'GET /api/v1/sites/:site/report/heatmap': 'viewer',
+  'GET /api/v1/sites/:site/report/charts': 'viewer',
+  'GET /api/v1/sites/:site/moments': 'viewer',
   'GET /api/v1/sites/:site/report/retention': 'viewer',
   'GET /api/v1/sites/:site/report/breakdown': 'viewer',
   'GET /api/v1/sites/:site/status': 'viewer',

@@ -85,6 +85,10 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
   });
   const funnels = await get(`/report/funnels?${period}&f=device:desktop`);
   expect(funnels.json<{ funnels: { steps: unknown[] }[] }>().funnels[0]!.steps).toHaveLength(2);
+  const charts = await get(`/report/charts?${period}&bucket=day&f=device:desktop`);
+  expect(charts.json<{ channels: unknown[]; conversions: unknown }>().conversions).not.toBeNull();
+  const moments = await get(`/moments?${period}&bucket=hour`);
+  expect(moments.json<{ buckets: unknown[] }>().buckets.length).toBeGreaterThan(0);
   const card = await get('/card?period=24h&theme=dark');
   expect(card.headers.get('content-type')).toBe('image/png');
   const channels = await get(`/report/breakdown?dim=channel&${period}`);
@@ -123,6 +127,8 @@ export async function reportParameterErrors(h: DocumentedApp, site: string, view
     ['/report/ai-search?f=colour:red', 'f'],
     ['/report/goal-props', 'goal'],
     ['/report/funnels?to=tomorrow', 'to'],
+    ['/report/charts?bucket=year', 'bucket'],
+    ['/moments?bucket=week', 'bucket'],
     ['/card?period=1y', 'period'],
     ['/report/goal-props?goal=Nothing', 'goal'],
     ['/report?f=goal:Nothing', 'f'],

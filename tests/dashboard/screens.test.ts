@@ -167,6 +167,7 @@ async function go(page: Page, path: string, ready: string, scroll = false): Prom
       )
       .toBeGreaterThan(0);
     await page.locator('.heatmap-grid').waitFor();
+    await page.locator('.charts .charts-legend').waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
   }
 }

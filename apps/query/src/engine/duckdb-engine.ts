@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { runAttribution } from './attribution.ts';
+import { readCharts } from './charts-sql.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
 import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
@@ -9,6 +10,7 @@ import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
 import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
+import { readMoments } from './moments-sql.ts';
 import {
   num,
   readHeatmap,
@@ -120,6 +122,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     storage: (q = {}) => readStorage(db, now(), live(q)),
     windowTotals: (q) => readWindowTotals(db, q, { signal: q.signal }),
     lifetime: (q) => readLifetime(db, q, { signal: q.signal }),
+    charts: (q) => readCharts(db, q, { signal: q.signal }),
+    moments: (q) => readMoments(db, q, { signal: q.signal }),
     async crawlCounters(q: CrawlCounterQuery) {
       return (await db.read(buildCrawlCountersQuery(q))).map((row) => {
         const out: CrawlCounterRow = { hits: num(row['hits']) };

@@ -1,11 +1,13 @@
 import type { Anchor, AttributionModel, CreditedVisit } from './attribution.ts';
+import type { Charts } from './charts-sql.ts';
 import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 import type { Lifetime } from './lifetime.ts';
 import type { Batch, BatchResult } from './loader.ts';
+import type { Moments } from './moments-sql.ts';
 import type { WindowTotals } from './reads.ts';
-import type { Filter, Period, ReportParams } from './report-params.ts';
+import type { Bucket, Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
 import type { AssistantRow, VitalsReport } from './vitals.ts';
 
@@ -66,6 +68,12 @@ export interface Engine {
   windowTotals(
     q: { site: string; from: number; to: number; buckets: number } & ReadControl,
   ): Promise<WindowTotals>;
+  /** The chart cards' data: channels and new visits over time, pages per visit, engaged time, conversions. */
+  charts(
+    q: PeriodQuery & ReadControl & { bucket: Bucket; goals: readonly GoalMatch[] | null },
+  ): Promise<Charts>;
+  /** The period replayed: per day or hour its totals and busiest values, and what happened when. */
+  moments(q: PeriodQuery & ReadControl & { bucket: 'day' | 'hour' }): Promise<Moments>;
   /** Lifetime visitors, pageviews and countries up to the end of a day in the site's time zone. */
   lifetime(q: { site: string; timeZone: string; day: string } & ReadControl): Promise<Lifetime>;
   /** Events stored, and those of the last seven days. */

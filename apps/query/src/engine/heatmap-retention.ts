@@ -6,13 +6,19 @@ import { instant, localMsSql, type TimePlan } from './time-plan.ts';
 
 const DAY = 86_400_000;
 
-/** Visits of a period after filters, as SQL text plus its local-time expression. */
-function visitsInPeriod(site: string, plan: TimePlan, filters: readonly Filter[], p: Params) {
+/**
+ * Visits of a period after filters, as SQL text plus its local-time expression, and the parameter
+ * names of the site and the period's first and last instant (exclusive).
+ */
+export function visitsInPeriod(site: string, plan: TimePlan, filters: readonly Filter[], p: Params) {
   const s = p.add(site);
   const start = p.add(instant(plan.startMs));
   const end = p.add(instant(plan.endMs));
   const where = filterSql(filters, site, { start, end }, p);
   return {
+    site: s,
+    start,
+    end,
     local: localMsSql('started_at', plan, p),
     from: `FROM sessions WHERE site = ${s} AND started_at >= ${start} AND started_at < ${end} AND ${where}`,
   };

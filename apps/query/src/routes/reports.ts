@@ -186,6 +186,50 @@ export function reportRoutes(
       const q = periodQuery(c);
       return c.json(await reads.run(c, (signal) => a.engine.retention({ ...q, signal })));
     })
+    .get('/sites/:site/report/charts', siteRead(), async (c) => {
+      const site = c.get('site');
+      const p = params(c.req.queries(), [...PERIOD_PARAMS, 'bucket'], site, now(), sources?.control);
+      const goals = site.modules.goals && sources ? listGoalsNow(sources.control, site.id) : [];
+      const charts = await reads.run(c, (signal) =>
+        a.engine.charts({
+          site: site.id,
+          timeZone: engineZone(site),
+          period: p.period,
+          filters: p.filters,
+          bucket: p.bucket,
+          goals:
+            goals.length === 0 ? null : goals.map((g) => ({ kind: g.kind, match: g.match, prop: g.prop })),
+          signal,
+        }),
+      );
+      return c.json({ period: p.period, ...charts });
+    })
+    .get('/sites/:site/moments', siteRead(), async (c) => {
+      const site = c.get('site');
+      const query = c.req.queries();
+      const bucket = query.bucket?.[0] ?? 'day';
+      if (bucket !== 'day' && bucket !== 'hour') {
+        throw new AppError('invalid_parameter', 'bucket: moments come by day or hour', { field: 'bucket' });
+      }
+      const p = params(
+        { ...query, bucket: [bucket] },
+        [...PERIOD_PARAMS, 'bucket'],
+        site,
+        now(),
+        sources?.control,
+      );
+      const moments = await reads.run(c, (signal) =>
+        a.engine.moments({
+          site: site.id,
+          timeZone: engineZone(site),
+          period: p.period,
+          filters: p.filters,
+          bucket,
+          signal,
+        }),
+      );
+      return c.json({ period: p.period, ...moments });
+    })
     .get('/sites/:site/report/crawlers', siteRead(), async (c) => {
       requireModule(c.get('site'), 'crawlers');
       const q = periodQuery(c);
