@@ -147,6 +147,8 @@ describe('the MCP server over Streamable HTTP', () => {
       'get_breakdown',
       'get_goals',
       'get_live',
+      'get_milestones',
+      'get_moments',
       'get_report',
       'get_revenue',
       'get_timeseries',
@@ -242,6 +244,15 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(ai.data.reads).toBe(1);
     expect(ai.data.pages).toEqual(aiApi.pages);
     expect(ai.summary).toContain('AI robots read pages 1 times');
+
+    const moments = await call(client, 'get_moments', { site: shop, from, to });
+    const momentsApi = await api<Answer>(keyAll, `${base}/moments?from=${from}&to=${to}`);
+    expect(moments.data.moments).toEqual(momentsApi.moments);
+    expect(moments.data.moments[0]).toMatchObject({ kind: 'peak', count: 3 });
+    expect(moments.summary).toContain('busiest');
+    const milestones = await call(client, 'get_milestones', { site: shop });
+    expect(milestones.data.milestones).toEqual([]);
+    expect(milestones.summary).toContain('No milestone reached yet');
 
     const revenue = await call(client, 'get_revenue', { site: shop, from, to });
     expect(revenue.data.kpis.revenue).toBe(fromApi.kpis.revenue);

@@ -15,6 +15,7 @@ import {
   type Site,
   timeseriesSummary,
 } from './summaries.ts';
+import { registerTimelineTools } from './timeline-tools.ts';
 
 /** The breakdowns of the report; the deep ones need `deep=1`. */
 export const BREAKDOWNS = [
@@ -379,6 +380,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
   );
 
   registerAiAndGoalTools(server, { get, siteBase, periodQuery, answer });
+  registerTimelineTools(server, { get, siteBase, periodQuery, answer });
 
   server.registerResource(
     'sites',
