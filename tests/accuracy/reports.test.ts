@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, hourLabel, localDate } from '../support/zones.ts';
 import { expectedReport, type ModelQuery, queryString, settle } from './expected.ts';
 import { expectedFunnels, expectedGoals } from './expected-goals.ts';
+import { expectedCrawlers, expectedVitals, sendCrawlHits } from './expected-robots-vitals.ts';
 import type { ModelFilter } from './model.ts';
 import { SCRIPTED, type ScriptedRun, type ScriptedSite, scriptedRun } from './run.ts';
+import { waitForTailer } from './stack.ts';
 
 let run: ScriptedRun;
 beforeAll(async () => {
@@ -63,6 +65,48 @@ describe.each(SCRIPTED)('scripted visitors on the %s site', (name) => {
     expect(funnels.funnels.map((f) => ({ name: f.name, steps: f.steps.map((s) => s.visitors) }))).toEqual(
       expectedFunnels(run.visits[name], from, day(), site.timezone),
     );
+  });
+
+  it("answers each Web Vital's samples and p50, p75 and p90 exactly, as the test ranks them", async () => {
+    const site = run.stack.sites[name];
+    const from = addDays(day(), -1);
+    const vitals = await run.stack.json<{
+      samples: number;
+      metrics: Record<
+        string,
+        { samples: number; p50: number | null; p75: number | null; p90: number | null }
+      >;
+    }>(`/sites/${site.id}/report/vitals?from=${from}&to=${day()}`);
+    const expected = expectedVitals(run.sent[name], from, day(), site.timezone);
+    expect(vitals.samples).toBe(expected.samples);
+    const answered = Object.fromEntries(
+      Object.entries(vitals.metrics).map(([k, m]) => [
+        k,
+        { samples: m.samples, p50: m.p50, p75: m.p75, p90: m.p90 },
+      ]),
+    );
+    expect(answered).toEqual(expected.metrics);
+    expect(expected.metrics.lcp?.samples).toBeGreaterThan(3);
+  });
+
+  it('counts the robot requests its server reports, by class, robot, page and status, exactly', async () => {
+    const site = run.stack.sites[name];
+    const days = await sendCrawlHits(run.stack.url, site);
+    await waitForTailer(run.stack);
+    const to = days.reduce((a, b) => (a > b ? a : b));
+    const report = await run.stack.json<{
+      totals: unknown;
+      robots: { robot: string }[];
+      pages: { path: string }[];
+      statuses: { status: number }[];
+    }>(`/sites/${site.id}/report/crawlers?from=${addDays(day(), -1)}&to=${to}`);
+    const expected = expectedCrawlers();
+    expect(report.totals).toEqual(expected.totals);
+    const byName = <T extends Record<string, unknown>>(rows: T[], key: keyof T) =>
+      [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+    expect(byName(report.robots, 'robot')).toEqual(byName(expected.robots, 'robot'));
+    expect(byName(report.pages, 'path')).toEqual(byName(expected.pages, 'path'));
+    expect(byName(report.statuses, 'status')).toEqual(byName(expected.statuses, 'status'));
   });
 
   it('counts both days by day, with exit pages, regions and cities (deep=1)', async () => {

@@ -8,6 +8,8 @@ export interface SiteSpec {
   domain: string;
   timezone: string;
   cookieless: boolean;
+  /** for `/api/crawl` (robot requests reported by the site's server) */
+  proxyKey: string;
 }
 
 /** One event to send, with everything the model needs to know about it. */

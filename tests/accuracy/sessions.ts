@@ -64,6 +64,7 @@ export const SESSIONS: Session[] = [
     place: { midnight: -14 },
     steps: [
       { min: 0, kind: 'pv', path: '/' },
+      { min: 1, kind: 'vt', path: '/', vitals: { lcp: 2400, fcp: 1200, ttfb: 300, inp: 80, cls: 0.02 } },
       { min: 2, kind: 'pv', path: '/pricing' },
       { min: 3, kind: 'ev', path: '/pricing', name: 'Signup' },
       { min: 4, kind: 'pv', path: '/pricing', raw: '/pricing/' },
@@ -84,6 +85,7 @@ export const SESSIONS: Session[] = [
     place: { midnight: -6 },
     steps: [
       { min: 0, kind: 'pv', path: '/blog' },
+      { min: 1, kind: 'vt', path: '/blog', vitals: { lcp: 4200, inp: 350, cls: 0.3 } },
       { min: 3, kind: 'pv', path: '/blog/post-1' },
       { min: 8, kind: 'pv', path: '/blog/post-2' },
       { min: 11, kind: 'pv', path: '/pricing' },
@@ -111,6 +113,7 @@ export const SESSIONS: Session[] = [
     place: { midnight: 4 },
     steps: [
       { min: 0, kind: 'pv', path: '/' },
+      { min: 0.5, kind: 'vt', path: '/', vitals: { lcp: 1200, fcp: 900, ttfb: 900 } },
       { min: 1, kind: 'pv', path: '/features' },
     ],
   },
@@ -147,6 +150,7 @@ export const SESSIONS: Session[] = [
     place: { spread: 0.1 },
     steps: [
       { min: 0, kind: 'pv', path: '/docs' },
+      { min: 2, kind: 'vt', path: '/docs', vitals: { lcp: 3100, fcp: 2000, inp: 210, cls: 0.12 } },
       { min: 5, kind: 'pv', path: '/docs/install' },
       // 20 minutes later: still the same visit
       { min: 25, kind: 'pv', path: '/pricing' },
@@ -209,6 +213,7 @@ export const SESSIONS: Session[] = [
     place: { spread: 0.75 },
     steps: [
       { min: 0, kind: 'pv', path: '/blog/post-2' },
+      { min: 1, kind: 'vt', path: '/blog/post-2', vitals: { lcp: 2600, inp: 90, ttfb: 650 } },
       { min: 3, kind: 'pv', path: '/blog', raw: '/blog/' },
     ],
   },

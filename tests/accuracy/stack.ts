@@ -75,7 +75,13 @@ export async function startAccuracyStack() {
     for (const goal of ACCURACY_GOALS) await createGoal(control, site.id, goal);
     for (const funnel of ACCURACY_FUNNELS)
       await createFunnel(control, site.id, { ...funnel, steps: [...funnel.steps] });
-    sites[name] = { id: site.id, domain: site.domain, timezone: site.timezone, cookieless: site.cookieless };
+    sites[name] = {
+      id: site.id,
+      domain: site.domain,
+      timezone: site.timezone,
+      cookieless: site.cookieless,
+      proxyKey: site.proxyKey,
+    };
   }
   await control.close();
   const ff = await startFootfall(env);
