@@ -41,6 +41,12 @@ beforeAll(async () => {
     `/api/v1/sites/${site}/payments/connections`,
     { provider: 'custom' },
   );
+  // both buyers read the pricing before paying: the goal earns all of it
+  await owner.call('POST', `/api/v1/sites/${site}/goals`, {
+    name: 'Saw pricing',
+    kind: 'page',
+    match: '/pricing',
+  });
   const base = d.footfall.url;
   const visit = (visitor: string, referrer: string) =>
     fetch(`${base}/api/e`, {
@@ -102,6 +108,14 @@ describe('revenue on the dashboard', () => {
       await page.getByRole('button', { name: 'Referrers', exact: true }).first().click();
       const row = page.locator('.panel .breakdown tr', { hasText: 'news.ycombinator.com' });
       await expect.poll(() => row.textContent()).toContain('€120');
+      const goal = page.locator('.goals tr', { hasText: 'Saw pricing' });
+      await expect
+        .poll(async () => {
+          await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+          return (await goal.count()) > 0 ? goal.textContent() : '';
+        })
+        .toContain('€169');
+      await page.evaluate(() => window.scrollTo(0, 0));
       expect(await accessibilityProblems(page)).toEqual([]);
       await screenshot(page, `revenue-${width}-${dark ? 'dark' : 'light'}`);
       await page.getByRole('link', { name: 'All referrers' }).click();

@@ -79,7 +79,8 @@ function line(
 /**
  * The report as one long table: the total first (and the compared period's total when comparing),
  * then the chart one bucket at a time, then every breakdown with at most 1000 rows each, then
- * the goals (their conversions in the `pageviews` column, as events' counts are). With `daily=1`,
+ * the goals (their conversions in the `pageviews` column, as events' counts are; with revenue, what
+ * the people who reached each paid). With `daily=1`,
  * every day's breakdowns follow the period's, and a last column `day` names their day.
  * `bounce_rate` is a percentage with one decimal. With revenue (a site with a payment connection),
  * `revenue` is in the site's currency in major units (`49.00`), `currency` names it, and rows
@@ -123,7 +124,14 @@ export function reportCsv(
   day = daily ? null : undefined;
   // goals last (spec, CSV export table): the pageviews column holds the conversions
   for (const g of report.goals ?? []) {
-    rows.push(line_('goal', g.name, { visitors: g.visitors, visits: g.visits, pageviews: g.conversions }));
+    rows.push(
+      line_('goal', g.name, {
+        visitors: g.visitors,
+        visits: g.visits,
+        pageviews: g.conversions,
+        ...(g.revenue === undefined ? {} : { revenue: g.revenue }),
+      }),
+    );
   }
   return `${rows.join('\r\n')}\r\n`;
 }

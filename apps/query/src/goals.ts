@@ -15,6 +15,11 @@ export interface GoalAnswer {
   visits: number;
   /** the pageviews or custom events that reached it */
   conversions: number;
+  /**
+   * with revenue: the period's revenue of sales whose visitor reached the goal before the sale
+   * (minor units of the site's currency); absent without a payment connection
+   */
+  revenue?: number;
   /** visitors / the period's visitors (0 when there were none) */
   conversion_rate: number;
 }

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { histStyleXml } from '../../../packages/payments/src/rates-test-support.ts';
 import { createDuckDbEngine } from './engine/duckdb-engine.ts';
 import type { Engine } from './engine/engine.ts';
+import type { GoalMatch } from './engine/goals-sql.ts';
 import { parseReportParams } from './engine/report-params.ts';
 import { ev, onStream } from './engine/test-fixtures.ts';
 import { breakdownWithRevenue, type RevenueOptions, withRevenue } from './revenue.ts';
@@ -60,6 +61,15 @@ beforeAll(async () => {
     visit('2025-11-01T10:00:00Z', 'bob', 'Referral'),
     visit('2026-03-09T10:00:00Z', 'bob', 'Direct'),
     visit('2026-03-05T09:00:00Z', 'carol', 'Paid Search'),
+    // carol signs up before she subscribes; alice reads the pricing before she pays
+    ev('2026-03-05T09:05:00Z', {
+      site: site.id,
+      visitor: 'carol',
+      channel: 'Paid Search',
+      kind: 'ev',
+      name: 'Signup',
+    }),
+    ev('2026-03-10T10:05:00Z', { site: site.id, visitor: 'alice', channel: 'Direct', path: '/pricing' }),
     visit('2026-03-24T09:00:00Z', 'carol', 'Organic Social'),
     visit('2026-03-12T08:00:00Z', 'dave', 'Referral'),
     visit('2026-03-11T08:00:00Z', 'frank', 'Email'),
@@ -137,7 +147,11 @@ const rates = createRateTable(
   parseEcbXml(histStyleXml({ '2026-03-12': { USD: '1.0400' }, '2026-03-11': { USD: '1.0300' } })),
 );
 
-async function revenue(query: Record<string, string | string[]>, options: Partial<RevenueOptions> = {}) {
+async function revenue(
+  query: Record<string, string | string[]>,
+  options: Partial<RevenueOptions> = {},
+  goals: GoalMatch[] = [],
+) {
   const params = parseReportParams(
     { from: '2026-03-01', to: '2026-03-31', ...query },
     'UTC',
@@ -153,6 +167,8 @@ async function revenue(query: Record<string, string | string[]>, options: Partia
     params,
     options: { model, test: options.test ?? false },
     attribute: (anchors) => engine.attribute({ site: site.id, anchors, model, filters: params.filters }),
+    goals,
+    goalPayers: (anchors, list) => engine.goalPayers({ site: site.id, anchors, goals: list }),
   });
 }
 
@@ -217,6 +233,20 @@ describe('revenue of a report', () => {
   it('honours filters: only sales credited to matching visits', async () => {
     const r = await revenue({ f: 'channel:Paid Search' });
     expect(r.kpis).toMatchObject({ revenue: 6000, customers: 1 });
+  });
+
+  it('says what the people who reached each goal paid, before the sale and within 90 days', async () => {
+    const goals: GoalMatch[] = [
+      { kind: 'page', match: '/', prop: null },
+      { kind: 'page', match: '/pricing', prop: null },
+      { kind: 'event', match: 'Signup', prop: null },
+      { kind: 'event', match: 'Purchase', prop: null },
+    ];
+    // every payer saw /: alice 5000 (net of her refund), bob 0 (dispute lost), carol 6000, dave 10000
+    expect((await revenue({}, {}, goals)).goal_revenue).toEqual([21000, 5000, 6000, 0]);
+    // with a filter, only sales credited to a matching visit
+    expect((await revenue({ f: 'channel:Paid Search' }, {}, goals)).goal_revenue).toEqual([6000, 0, 6000, 0]);
+    expect((await revenue({})).goal_revenue).toBeNull();
   });
 
   it('shows test payments instead of live ones with payments=test', async () => {

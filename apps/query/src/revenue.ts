@@ -6,6 +6,7 @@ import type {
   AttributionModel,
   BreakdownAnswer,
   CreditedVisit,
+  GoalMatch,
   RawReportQuery,
   Report,
   ReportParams,
@@ -211,6 +212,10 @@ export interface RevenueInput {
   options: RevenueOptions;
   /** the engine's attribution read, bound to the request's signal */
   attribute: (anchors: Anchor[]) => Promise<(CreditedVisit | null)[]>;
+  /** the site's goals: with `goalPayers`, the answer says what the people who reached each paid */
+  goals?: readonly GoalMatch[];
+  /** the engine's read of which goals each sale's visitor reached before it, bound to the request */
+  goalPayers?: (anchors: Anchor[], goals: readonly GoalMatch[]) => Promise<number[][]>;
   /** a breakdown searched for this text: rows added for revenue must contain it too */
   search?: string | undefined;
 }
@@ -220,7 +225,9 @@ export interface RevenueInput {
  * `revenue_per_visitor` in the KPIs, `revenue` on every chart point and `revenue` and `customers`
  * on every row of a visit-dimension breakdown, for the period and the comparison.
  */
-export async function withRevenue(input: RevenueInput): Promise<Report & { revenue: RevenueSummary }> {
+export async function withRevenue(
+  input: RevenueInput,
+): Promise<Report & { revenue: RevenueSummary; goal_revenue: number[] | null }> {
   const { site, report, params } = input;
   const search = input.search?.toLowerCase();
   const dayOf = localDay(site.timezone);
@@ -277,6 +284,9 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
     return { total, unattributed, byBucket, byValue };
   };
   const main = sumsOf(params.period, report.chart);
+  const goalRevenue = await revenueOfGoals(input, lines, anchorOf, (p) =>
+    filtered ? (credited.get(p)?.matches ?? false) : true,
+  );
   const compare = params.compare ? sumsOf(params.compare, report.compare_chart) : null;
   const kpis = (k: Report['kpis'], s: ReturnType<typeof sumsOf>) => ({
     ...k,
@@ -323,6 +333,7 @@ export async function withRevenue(input: RevenueInput): Promise<Report & { reven
         ? report.compare_chart.map((point, i) => ({ ...point, revenue: compare.byBucket[i] ?? 0 }))
         : report.compare_chart,
     breakdowns,
+    goal_revenue: goalRevenue,
     revenue: {
       currency: site.currency.toUpperCase(),
       attribution: input.options.model,
@@ -361,6 +372,34 @@ export async function breakdownWithRevenue(
     rows: visitDim ? (r.breakdowns[answer.dimension as VisitDimension] ?? answer.rows) : answer.rows,
     revenue: r.revenue,
   };
+}
+
+/**
+ * Revenue per goal: for each goal, the period's revenue (net of refunds) of sales whose visitor
+ * reached it at or before the sale, within the attribution window; with filters, only sales whose
+ * credited visit matches them, as for every other revenue number. Null without goals.
+ */
+async function revenueOfGoals(
+  input: RevenueInput,
+  lines: { line: Line; day: string; amount: number }[],
+  anchorOf: Map<PaymentRow, Anchor | null>,
+  counts: (p: PaymentRow) => boolean,
+): Promise<number[] | null> {
+  const goals = input.goals ?? [];
+  if (goals.length === 0 || !input.goalPayers) return null;
+  const { from, to } = input.params.period;
+  const inPeriod = lines.filter(({ day, line }) => day >= from && day <= to && counts(line.payment));
+  const payments = [...new Set(inPeriod.map((l) => l.line.payment))].filter((p) => anchorOf.get(p));
+  const reached = await input.goalPayers(
+    payments.map((p) => anchorOf.get(p)!),
+    goals,
+  );
+  const byPayment = new Map(payments.map((p, i) => [p, reached[i] ?? []]));
+  const out = goals.map(() => 0);
+  for (const { line, amount } of inPeriod) {
+    for (const g of byPayment.get(line.payment) ?? []) out[g] = (out[g] ?? 0) + amount;
+  }
+  return out;
 }
 
 /**

@@ -17,7 +17,11 @@ import { withFilter } from './view.ts';
  * AI & search and the robots, each as its module allows. A chunk of its own, loaded after the
  * first view: none of it is on the first screen.
  */
-export function BelowFold(props: { scope: Scope; goals: Schema<'ReportGoal'>[] | null }) {
+export function BelowFold(props: {
+  scope: Scope;
+  goals: Schema<'ReportGoal'>[] | null;
+  currency: string | null;
+}) {
   const { scope } = props;
   const { site } = scope;
   return (
@@ -25,6 +29,7 @@ export function BelowFold(props: { scope: Scope; goals: Schema<'ReportGoal'>[] |
       {props.goals && (
         <Goals
           goals={props.goals}
+          currency={props.currency}
           settings={isOwner.value ? `/sites/${site.id}/settings#goals` : null}
           hrefFor={(name) => linkTo(scope, (v) => withFilter(v, 'goal', name))}
         />

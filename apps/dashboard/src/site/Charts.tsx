@@ -64,6 +64,8 @@ function LinesChart(props: { labels: string[]; lines: Line[]; caption: string })
             grid: { stroke: cssColour('--border'), width: 1 },
             ticks: { show: false },
             values: (_u, splits) => splits.map((v) => compact(v)),
+            // whole visits only: no 0.25 of a visit on the axis
+            incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 1e6, 1e7],
             size: 48,
           },
         ],

@@ -27,10 +27,11 @@ import { readView, withPeriod } from './view.ts';
  * chart and every panel's first tab; heatmap and retention load when scrolled to.
  */
 /** The panels under the breakdowns, loaded after the first view (BelowFold.tsx). */
-const BelowFold = lazyScreen<{ scope: Scope; goals: Schema<'ReportGoal'>[] | null }>(
-  () => import('./BelowFold.tsx'),
-  'BelowFold',
-);
+const BelowFold = lazyScreen<{
+  scope: Scope;
+  goals: Schema<'ReportGoal'>[] | null;
+  currency: string | null;
+}>(() => import('./BelowFold.tsx'), 'BelowFold');
 
 export function Report(props: {
   site: Schema<'Site'>;
@@ -173,7 +174,7 @@ export function Report(props: {
                 currency={currency}
               />
             ))}
-            <BelowFold scope={scope} goals={data.goals} />
+            <BelowFold scope={scope} goals={data.goals} currency={data.revenue?.currency ?? null} />
           </div>
         </div>
       )}

@@ -1,6 +1,7 @@
 import { listValue } from '@duckdb/node-api';
 import type { DuckDb, ReadOptions } from './duckdb.ts';
-import { DIMENSION_COLUMNS, filterSql } from './filters.ts';
+import { DIMENSION_COLUMNS, filterSql, goalMatchSql } from './filters.ts';
+import type { GoalMatch } from './goals-sql.ts';
 import { type Filter, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
 
@@ -74,5 +75,42 @@ export async function runAttribution(
     for (const d of VISIT_DIMENSIONS) dims[d] = row[d] == null ? null : String(row[d]);
     out[Number(row['idx'])] = { dims, matches: row['matches'] === true };
   }
+  return out;
+}
+
+/**
+ * For each anchor, the indices of `goals` its visitor reached at or before the sale, within
+ * ATTRIBUTION_WINDOW_DAYS before it (revenue per goal: what the people who reached a goal paid).
+ */
+export async function runGoalPayers(
+  db: DuckDb,
+  q: { site: string; anchors: readonly Anchor[]; goals: readonly GoalMatch[] },
+  options: ReadOptions = {},
+): Promise<number[][]> {
+  const out: number[][] = q.anchors.map(() => []);
+  if (q.anchors.length === 0 || q.goals.length === 0) return out;
+  const p = new Params();
+  const site = p.add(q.site);
+  const idx = p.add(listValue(q.anchors.map((_, i) => i)));
+  const visitors = p.add(listValue(q.anchors.map((a) => a.visitor)));
+  const ats = p.add(listValue(q.anchors.map((a) => a.at)));
+  const cases = q.goals.map(
+    (g, i) => `SELECT DISTINCT idx, ${i} AS goal FROM ev WHERE ${goalMatchSql(g, p)}`,
+  );
+  const rows = await db.read(
+    p.query(`WITH a AS (
+        SELECT unnest(${idx}::INTEGER[]) AS idx, unnest(${visitors}::VARCHAR[]) AS visitor,
+          make_timestamptz((unnest(${ats}::DOUBLE[]) * 1000)::BIGINT) AS at
+      ), ev AS MATERIALIZED (
+        SELECT a.idx, e.kind, e.name, e.path, e.props FROM a JOIN events e
+          ON e.site = ${site} AND e.visitor = a.visitor AND e.kind IN ('pv', 'ev')
+          AND e.ts < a.at + INTERVAL ${PAYMENT_TIME_PRECISION_MS} MILLISECOND
+          AND e.ts > a.at - INTERVAL ${ATTRIBUTION_WINDOW_DAYS} DAY
+      )
+      ${cases.join(' UNION ALL ')}`),
+    options,
+  );
+  for (const r of rows) out[Number(r['idx'])]?.push(Number(r['goal']));
+  for (const list of out) list.sort((a, b) => a - b);
   return out;
 }

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import { runAttribution } from './attribution.ts';
+import { runAttribution, runGoalPayers } from './attribution.ts';
 import { readCharts } from './charts-sql.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
@@ -108,6 +108,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     breakdown: (q) => runBreakdown(db, q, { signal: q.signal }),
     dailyVisitors: (q) => runDailyVisitors(db, q, { signal: q.signal }),
     attribute: (q) => runAttribution(db, q, { signal: q.signal }),
+    goalPayers: (q) => runGoalPayers(db, q, { signal: q.signal }),
     heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
     retention: (q) => readRetention(db, q, { signal: q.signal }),
     vitals: (q) => readVitals(db, q, { signal: q.signal }),

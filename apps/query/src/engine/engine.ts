@@ -46,6 +46,10 @@ export interface Engine {
       filters: readonly Filter[];
     } & ReadControl,
   ): Promise<(CreditedVisit | null)[]>;
+  /** For each sale, the goals its visitor reached before it (indices into `goals`). */
+  goalPayers(
+    q: { site: string; anchors: readonly Anchor[]; goals: readonly GoalMatch[] } & ReadControl,
+  ): Promise<number[][]>;
   heatmap(q: PeriodQuery & ReadControl): Promise<Heatmap>;
   retention(q: PeriodQuery & ReadControl): Promise<Retention>;
   /** Web Vitals of the period: percentiles and shares per metric, p75s per page, device and day. */

@@ -109,7 +109,8 @@ export function reportRoutes(
     if (!sources || !site.modules.revenue || !hasConnections(sources.control, site.id)) {
       return { ...analytics, revenue: null };
     }
-    return reads.run(c, (signal) =>
+    const matches = (goals ?? []).map((g) => ({ kind: g.kind, match: g.match, prop: g.prop }));
+    const { goal_revenue: goalRevenue, ...answer } = await reads.run(c, (signal) =>
       withRevenue({
         control: sources.control,
         rates: sources.rates(),
@@ -119,8 +120,12 @@ export function reportRoutes(
         options,
         attribute: (anchors) =>
           a.engine.attribute({ site: site.id, anchors, model: options.model, filters: p.filters, signal }),
+        goals: matches,
+        goalPayers: (anchors, list) => a.engine.goalPayers({ site: site.id, anchors, goals: list, signal }),
       }),
     );
+    // with revenue, each goal says what the people who reached it paid
+    return { ...answer, goals: goals?.map((g, i) => ({ ...g, revenue: goalRevenue?.[i] ?? 0 })) ?? null };
   };
   const report = async (c: Context<AuthEnv>, site: Site, p: ReportParams) => {
     // the site's zone as the engine knows it; the answer says it as the owner chose it
