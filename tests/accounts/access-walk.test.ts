@@ -103,6 +103,9 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/sites/:site/shares/:id': 'owner',
   'GET /api/v1/shared/:token': 'public',
   'POST /api/v1/shared/:token/session': 'sign-in',
+  'GET /api/v1/sites/:site/search-console': 'owner',
+  'PUT /api/v1/sites/:site/search-console': 'owner',
+  'DELETE /api/v1/sites/:site/search-console': 'owner',
   'GET /api/v1/sites/:site/milestones': 'viewer',
   'PUT /api/v1/sites/:site/milestones': 'owner',
   'POST /api/v1/sites/:site/milestones/seen': 'self',
@@ -154,6 +157,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/sites/:site/shares/:id': { show_notes: false },
   'POST /api/v1/shared/:token/session': { password: 'not the password' },
   'PUT /api/v1/sites/:site/milestones': { kinds: ['visitors'] },
+  'PUT /api/v1/sites/:site/search-console': { property: 'sc-domain:example.com', service_account_key: '{}' },
   'POST /api/v1/sites/:site/milestones/seen': { kind: 'visitors', step: '100' },
   'POST /api/v1/sites/:site/milestones/:kind/:step/share': { show_amount: true },
 };

@@ -58,9 +58,9 @@ describe('the AI & search report', () => {
     ]);
     // read 12 times, never a first page sent by an assistant (the direct visit does not count)
     expect(r.pages).toEqual([
-      { path: '/pricing', read: 12, sent: 0, flag: 'no_credit' },
-      { path: '/about', read: 9, sent: 0, flag: null },
-      { path: '/guide', read: 3, sent: 2, flag: null },
+      { path: '/pricing', read: 12, sent: 0, clicks: null, flag: 'no_credit' },
+      { path: '/about', read: 9, sent: 0, clicks: null, flag: null },
+      { path: '/guide', read: 3, sent: 2, clicks: null, flag: null },
     ]);
     // a visit filter narrows the visitors only; a page filter narrows the robots too
     const mobile = await aiSearchReport(engine, {
@@ -81,6 +81,7 @@ describe('the AI & search report', () => {
       path: '/guide',
       read: 3,
       sent: 2,
+      clicks: null,
       flag: null,
     });
   });

@@ -19,6 +19,7 @@ import { operatorRoutes } from './routes/operator.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { reportRoutes } from './routes/reports.ts';
+import { searchConsoleRoutes } from './routes/search-console.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { setupRoutes } from './routes/setup.ts';
 import { shareRoutes } from './routes/shares.ts';
@@ -65,6 +66,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', funnelRoutes(deps));
   app.route('/api/v1', alertRoutes(deps));
   app.route('/api/v1', shareRoutes(deps));
+  app.route('/api/v1', searchConsoleRoutes(deps));
   app.route('/api/v1', cardRoutes(deps));
   app.route('/', milestoneRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));

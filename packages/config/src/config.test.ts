@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       anyHost: false,
       paymentApis: {},
       geoUrl: undefined,
+      googleApi: undefined,
       outboundAllow: [],
       siteOrigin: undefined,
       alertSeconds: 60,

@@ -64,6 +64,8 @@ export interface Config {
     paymentApis: Record<string, string>;
     /** where DB-IP Lite databases are downloaded from, instead of DB-IP (tests) */
     geoUrl: string | undefined;
+    /** one local base for Google's token endpoint and Search Console API (tests) */
+    googleApi: string | undefined;
     /** host:port pairs outgoing requests may reach although private (tests' local receivers) */
     outboundAllow: string[];
     /** the origin the install check reads instead of https://<site domain> (tests) */
@@ -218,6 +220,7 @@ const EnvSchema = v.object({
   FOOTFALL_UNSAFE_ANY_HOST: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_UNSAFE_PAYMENT_APIS: v.optional(paymentApis),
   FOOTFALL_UNSAFE_GEO_URL: v.optional(from(parseHttpUrl)),
+  FOOTFALL_UNSAFE_GOOGLE_API: v.optional(from(parseHttpUrl)),
   FOOTFALL_UNSAFE_OUTBOUND_ALLOW: v.optional(hostPortList),
   FOOTFALL_UNSAFE_SITE_ORIGIN: v.optional(from(parseHttpUrl)),
   FOOTFALL_UNSAFE_ALERT_SECONDS: v.optional(
@@ -311,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,
       paymentApis: o.FOOTFALL_UNSAFE_PAYMENT_APIS ?? {},
       geoUrl: o.FOOTFALL_UNSAFE_GEO_URL?.replace(/\/+$/, ''),
+      googleApi: o.FOOTFALL_UNSAFE_GOOGLE_API?.replace(/\/+$/, ''),
       outboundAllow: o.FOOTFALL_UNSAFE_OUTBOUND_ALLOW ?? [],
       siteOrigin: o.FOOTFALL_UNSAFE_SITE_ORIGIN?.replace(/\/+$/, ''),
       alertSeconds: o.FOOTFALL_UNSAFE_ALERT_SECONDS,

@@ -57,6 +57,8 @@ export function describeConfig(config: Config): string[] {
   }
   if (config.unsafe.geoUrl)
     rows.push(['FOOTFALL_UNSAFE_GEO_URL', `${config.unsafe.geoUrl} (never in production)`]);
+  if (config.unsafe.googleApi)
+    rows.push(['FOOTFALL_UNSAFE_GOOGLE_API', `${config.unsafe.googleApi} (never in production)`]);
   if (config.unsafe.outboundAllow.length > 0)
     rows.push([
       'FOOTFALL_UNSAFE_OUTBOUND_ALLOW',

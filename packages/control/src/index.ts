@@ -139,6 +139,20 @@ export {
 export type { ControlSchema } from './schema.ts';
 export { isSealedFile, sealFile, sealStream, unsealFile, unsealStream } from './sealed-file.ts';
 export {
+  checkProperty,
+  checkServiceAccountKey,
+  deleteSearchConsole,
+  recordSearchError,
+  recordSearchSync,
+  type SearchClicks,
+  type SearchConsoleConnection,
+  type ServiceAccountKey,
+  saveSearchConsole,
+  searchClicksByPath,
+  searchConsoleKeys,
+  searchConsoleOf,
+} from './search-console.ts';
+export {
   type ActiveSession,
   CHALLENGE_TTL_MS,
   createChallenge,

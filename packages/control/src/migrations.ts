@@ -455,6 +455,33 @@ const V13: ControlMigration = {
   `,
 };
 
+const V14: ControlMigration = {
+  version: 14,
+  name: 'search console',
+  // a site's Google Search Console property and service-account key (sealed 'search-console'),
+  // and the clicks per page per day the server pulled from it
+  sql: `
+    CREATE TABLE search_console (
+      site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+      property TEXT NOT NULL,
+      client_email TEXT NOT NULL,
+      credentials TEXT NOT NULL,
+      connected_at INTEGER NOT NULL,
+      synced_at INTEGER,
+      last_error TEXT,
+      last_error_at INTEGER
+    ) STRICT;
+    CREATE TABLE search_clicks (
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      day TEXT NOT NULL,
+      path TEXT NOT NULL,
+      clicks INTEGER NOT NULL,
+      impressions INTEGER NOT NULL,
+      PRIMARY KEY (site_id, day, path)
+    ) STRICT;
+  `,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -470,4 +497,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V11,
   V12,
   V13,
+  V14,
 ];

@@ -49,6 +49,18 @@ export interface ControlSchema {
     show_amount: number;
     created_at: number;
   };
+  search_console: {
+    site_id: string;
+    property: string;
+    client_email: string;
+    /** the service-account key (JSON), sealed ('search-console') */
+    credentials: string;
+    connected_at: number;
+    synced_at: number | null;
+    last_error: string | null;
+    last_error_at: number | null;
+  };
+  search_clicks: { site_id: string; day: string; path: string; clicks: number; impressions: number };
   milestone_settings: { site_id: string; kinds_off: string; checked_day: string | null };
   funnels: {
     id: string;

@@ -12,6 +12,7 @@ import { FunnelSettings } from './FunnelSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
 import { MilestoneSettings } from './MilestoneSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
+import { SearchConsoleSettings } from './SearchConsoleSettings.tsx';
 import { ShareSettings } from './ShareSettings.tsx';
 
 const formOf = (s: Schema<'Site'>): SiteForm => ({
@@ -230,6 +231,12 @@ export function SiteSettingsScreen(props: { site: string }) {
         <section class="section card" aria-labelledby="payments">
           <h2 id="payments">Payments</h2>
           <PaymentConnections site={current.id} />
+        </section>
+      )}
+      {current.modules.crawlers && (
+        <section class="section card" aria-labelledby="search-console-heading" id="search-console">
+          <h2 id="search-console-heading">Search Console</h2>
+          <SearchConsoleSettings site={current.id} />
         </section>
       )}
       {current.modules.milestones && (

@@ -6,10 +6,15 @@ import { useWhenSeen } from './when-seen.ts';
 const NO_CREDIT =
   'AI robots read this page at least 10 times, and no assistant sent anyone to it: assistants use it without credit.';
 
+const NOT_READ =
+  'Search engines sent people to this page at least 5 times (Google Search Console), and no AI robot read it: assistants may not know it.';
+
 /**
  * What AI assistants do with the site: the visitors they sent and from which assistant, and per
  * page how often AI robots read it against how many visitors assistants sent to it, with the
- * "No credit" badge on pages read often and never credited. Loads when scrolled to.
+ * "No credit" badge on pages read often and never credited; with Search Console connected, the
+ * search clicks of each page and the "Not read" badge on pages search sends people to that no AI
+ * robot read. Loads when scrolled to.
  */
 export function AiSearch({ scope }: { scope: Scope }) {
   const [ref, data] = useWhenSeen(scope, (signal) =>
@@ -21,6 +26,7 @@ export function AiSearch({ scope }: { scope: Scope }) {
     ),
   );
   const r = data.data;
+  const search = r?.search_console ?? null;
   return (
     <section class="panel card ai-search" ref={ref} aria-labelledby="ai-search-title">
       <div class="panel-head">
@@ -45,8 +51,20 @@ export function AiSearch({ scope }: { scope: Scope }) {
               <dt title="pages read at least 10 times that no assistant sent a visitor to">No credit</dt>
               <dd>{compact(r.pages.filter((p) => p.flag === 'no_credit').length)}</dd>
             </div>
+            {search && (
+              <div>
+                <dt title="pages with at least 5 search clicks that no AI robot read">Not read</dt>
+                <dd>{compact(r.pages.filter((p) => p.flag === 'not_read').length)}</dd>
+              </div>
+            )}
           </dl>
-          {r.visitors === 0 && r.reads === 0 ? (
+          {search && !search.robots_reported && (
+            <p class="muted small">
+              Search Console is connected ({search.property}); "Not read" shows once your server reports
+              robots.
+            </p>
+          )}
+          {r.visitors === 0 && r.reads === 0 && r.pages.length === 0 ? (
             <p class="empty muted">
               No assistant sent a visitor and no AI robot was reported in this period. Robot reads come from
               your server (<code>POST /api/crawl</code>, see the documentation, ingest).
@@ -90,6 +108,11 @@ export function AiSearch({ scope }: { scope: Scope }) {
                     <th scope="col" class="num">
                       Sent
                     </th>
+                    {search && (
+                      <th scope="col" class="num" title="search-engine clicks (Google Search Console)">
+                        Clicks
+                      </th>
+                    )}
                   </tr>
                 </thead>
                 <tbody>
@@ -102,9 +125,15 @@ export function AiSearch({ scope }: { scope: Scope }) {
                             No credit
                           </span>
                         )}
+                        {p.flag === 'not_read' && (
+                          <span class="flag-badge" title={NOT_READ}>
+                            Not read
+                          </span>
+                        )}
                       </th>
                       <td class="num">{compact(p.read)}</td>
                       <td class="num">{compact(p.sent)}</td>
+                      {search && <td class="num">{compact(p.clicks ?? 0)}</td>}
                     </tr>
                   ))}
                 </tbody>

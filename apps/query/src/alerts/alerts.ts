@@ -26,12 +26,14 @@ import type { QueryDeps } from '../deps.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
 import { milestonesAndAlerts } from '../milestones/alert.ts';
+import { googleApi, syncSearchConsole } from '../search-console.ts';
 import { healthConditions, healthWords } from './health-conditions.ts';
 import {
   checkInstall,
   fetchFavicon,
   INSTALL_CHECK_AT_ONCE,
   INSTALL_CHECK_SITES_PER_DAY,
+  trackerWords,
 } from './install-check.ts';
 import { type AlertMessage, alertId } from './message.ts';
 import { busyDay, formatMoney, lastPaymentSeq, paymentsSince } from './rules.ts';
@@ -147,6 +149,9 @@ export class Alerts {
     await this.#safely('deliveries', () => this.drain());
     await this.#safely('install check', () => this.#installChecks());
     await this.#safely('favicons', () => this.#favicons());
+    await this.#safely('search console', () =>
+      syncSearchConsole({ ...this.#deps, api: googleApi(this.#deps.config.unsafe.googleApi) }),
+    );
     await this.#safely('deliveries', () => this.drain());
   }
 
@@ -486,15 +491,7 @@ export class Alerts {
   }
 }
 
-function trackerWords(site: Site, o: InstallOutcome): string {
-  if (o.tracker === 'found')
-    return `The tracker is still on its homepage: a blocker, a broken page or no visitors at all may be why.`;
-  if (o.tracker === 'missing') return `The tracker (/js/${site.id}.js) is not on its homepage any more.`;
-  return `Its homepage could not be read (${o.detail ?? 'no answer'}).`;
-}
-
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
-
 function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }

@@ -1,4 +1,4 @@
-import type { InstallOutcome } from '@footfall/control';
+import type { InstallOutcome, Site } from '@footfall/control';
 import { BlockedDestination, type GuardOptions, guardedFetch } from '@footfall/http';
 import { footfallVersion } from '@footfall/instance';
 import { outboundFailure } from './send.ts';
@@ -198,4 +198,12 @@ export async function fetchFavicon(
     }
   }
   return null;
+}
+
+/** What the install check saw, in a sentence of the "tracking stopped" alert. */
+export function trackerWords(site: Site, o: InstallOutcome): string {
+  if (o.tracker === 'found')
+    return `The tracker is still on its homepage: a blocker, a broken page or no visitors at all may be why.`;
+  if (o.tracker === 'missing') return `The tracker (/js/${site.id}.js) is not on its homepage any more.`;
+  return `Its homepage could not be read (${o.detail ?? 'no answer'}).`;
 }

@@ -127,6 +127,9 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/sites/:site/shares/:id': 'owner',
   'GET /api/v1/shared/:token': 'public',
 
+  'GET /api/v1/sites/:site/search-console': 'owner',
+  'PUT /api/v1/sites/:site/search-console': 'owner',
+  'DELETE /api/v1/sites/:site/search-console': 'owner',
   'GET /api/v1/sites/:site/milestones': 'viewer',
   'PUT /api/v1/sites/:site/milestones': 'owner',
   'POST /api/v1/sites/:site/milestones/seen': 'self',

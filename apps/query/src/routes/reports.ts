@@ -1,4 +1,12 @@
-import { type ControlDb, canonicalTimeZone, listFunnels, listGoalsNow, type Site } from '@footfall/control';
+import {
+  type ControlDb,
+  canonicalTimeZone,
+  listFunnels,
+  listGoalsNow,
+  type Site,
+  searchClicksByPath,
+  searchConsoleOf,
+} from '@footfall/control';
 import { AppError } from '@footfall/http';
 import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
@@ -292,7 +300,16 @@ export function reportRoutes(
     .get('/sites/:site/report/ai-search', siteRead(), async (c) => {
       requireModule(c.get('site'), 'crawlers');
       const q = periodQuery(c);
-      return c.json(await reads.run(c, (signal) => aiSearchReport(a.engine, { ...q, signal })));
+      const connection = sources ? searchConsoleOf(sources.control, q.site) : undefined;
+      const search =
+        sources && connection
+          ? {
+              property: connection.property,
+              syncedAt: connection.syncedAt,
+              clicks: searchClicksByPath(sources.control, q.site, q.period.from, q.period.to),
+            }
+          : null;
+      return c.json(await reads.run(c, (signal) => aiSearchReport(a.engine, { ...q, signal }, search)));
     })
     .get('/sites/:site/report/vitals', siteRead(), async (c) => {
       requireModule(c.get('site'), 'vitals');
