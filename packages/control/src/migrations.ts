@@ -458,8 +458,7 @@ const V13: ControlMigration = {
 const V14: ControlMigration = {
   version: 14,
   name: 'search console',
-  // a site's Google Search Console property and service-account key (sealed 'search-console'),
-  // and the clicks per page per day the server pulled from it
+  // a site's Search Console property and key (sealed 'search-console'), and the clicks pulled per page and day
   sql: `
     CREATE TABLE search_console (
       site_id TEXT PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
