@@ -48,10 +48,10 @@ export async function checkMilestones(
   if (settings.checkedDay !== null && settings.checkedDay >= day) return [];
   if ((deps.analytics.tailer?.lag ?? 0) > CHECK_MAX_LAG) return [];
   const on = new Set<MilestoneKind>(settings.kinds);
-  const found: Milestone[] = [];
+  // stored together at the end, with the day checked: a reader never sees half a day's milestones
+  const pending: Parameters<typeof recordMilestone>[1][] = [];
   const add = (m: Omit<Parameters<typeof recordMilestone>[1], 'siteId' | 'day'> & { day?: string }) => {
-    const stored = recordMilestone(ctl, { siteId: site.id, day, ...m });
-    if (stored) found.push(stored);
+    pending.push({ siteId: site.id, day, ...m });
   };
   const engine = deps.analytics.engine;
   const status = await engine.status({ site: site.id, signal });
@@ -114,6 +114,13 @@ export async function checkMilestones(
         day: revenue.firstSale.day,
       });
   }
-  setMilestoneCheckedDay(ctl, site.id, day);
+  const found: Milestone[] = [];
+  ctl.raw.transaction(() => {
+    for (const m of pending) {
+      const stored = recordMilestone(ctl, m);
+      if (stored) found.push(stored);
+    }
+    setMilestoneCheckedDay(ctl, site.id, day);
+  })();
   return found;
 }
