@@ -192,6 +192,17 @@ class Sums {
   }
 }
 
+/** A line's amount in the site's currency at its day's ECB rate; undefined without a rate. */
+function inSiteCurrency(line: Line, site: Site, rates: RateTable | undefined): number | undefined {
+  if (line.currency === site.currency.toUpperCase()) return line.amount;
+  return rates?.convertMinor(
+    line.amount,
+    line.currency,
+    site.currency,
+    new Date(line.at).toISOString().slice(0, 10),
+  );
+}
+
 /** A site's local day of an instant, `YYYY-MM-DD`. */
 const localDay = (zone: string) => {
   const f = new Intl.DateTimeFormat('en-CA', {
@@ -238,11 +249,7 @@ export async function withRevenue(
   const lines = ledgerLines(input.control, site.id, input.options.test).flatMap((line) => {
     const day = dayOf(line.at);
     if (!inAny(day)) return [];
-    const rateDay = new Date(line.at).toISOString().slice(0, 10);
-    const amount =
-      line.currency === site.currency.toUpperCase()
-        ? line.amount
-        : input.rates?.convertMinor(line.amount, line.currency, site.currency, rateDay);
+    const amount = inSiteCurrency(line, site, input.rates);
     if (amount === undefined) {
       unpriced.add(line.currency);
       return [];
@@ -420,16 +427,7 @@ export function lifetimeRevenue(
     const lineDay = dayOf(line.at);
     if (lineDay > day) continue;
     if (line.sale && (first === null || line.at < first.at)) first = { at: line.at, line };
-    const amount =
-      line.currency === site.currency.toUpperCase()
-        ? line.amount
-        : rates?.convertMinor(
-            line.amount,
-            line.currency,
-            site.currency,
-            new Date(line.at).toISOString().slice(0, 10),
-          );
-    if (amount !== undefined) amountMinor += amount;
+    amountMinor += inSiteCurrency(line, site, rates) ?? 0;
   }
   return {
     amountMinor,

@@ -2,11 +2,12 @@ import { createSign } from 'node:crypto';
 import {
   type ControlDb,
   getSite,
+  listSearchConsole,
   recordSearchError,
   recordSearchSync,
   type SearchClicks,
   type ServiceAccountKey,
-  searchConsoleKeys,
+  searchConsoleKey,
 } from '@footfall/control';
 import { AppError, type Logger } from '@footfall/http';
 
@@ -18,6 +19,8 @@ const SCOPE = 'https://www.googleapis.com/auth/webmasters.readonly';
 export const SEARCH_DAYS = 30;
 /** How often a connected site is pulled again. */
 export const SEARCH_SYNC_MS = 12 * 3_600_000;
+/** How soon a failed pull is tried again. */
+const SEARCH_RETRY_MS = 3_600_000;
 /** Rows per request, Search Console's maximum; at most this many requests per pull. */
 const ROW_LIMIT = 25_000;
 const MAX_PAGES = 8;
@@ -181,13 +184,15 @@ export async function syncSearchConsole(deps: {
   logger: Logger;
 }): Promise<void> {
   const now = deps.now();
-  for (const c of searchConsoleKeys(deps.control)) {
-    const since = Math.max(c.syncedAt ?? 0, c.lastError?.at ?? 0);
-    const wait = c.lastError && c.lastError.at > (c.syncedAt ?? 0) ? 3_600_000 : SEARCH_SYNC_MS;
-    if (now - since < wait) continue;
+  for (const c of listSearchConsole(deps.control)) {
+    // a pull clears the last error: one that is there is the latest news
+    const due = c.lastError ? c.lastError.at + SEARCH_RETRY_MS : (c.syncedAt ?? 0) + SEARCH_SYNC_MS;
+    if (now < due) continue;
     const site = getSite(deps.control, c.siteId);
     if (!site) continue;
-    if (c.key === undefined) {
+    // the key is opened only for a connection that is due
+    const key = searchConsoleKey(deps.control, c.siteId);
+    if (key === undefined) {
       recordSearchError(
         deps.control,
         c.siteId,
@@ -197,7 +202,7 @@ export async function syncSearchConsole(deps: {
     }
     const days = searchDays(now);
     try {
-      const clicks = await pullSearchClicks(deps.api, c.key, c.property, site.domain, days, now);
+      const clicks = await pullSearchClicks(deps.api, key, c.property, site.domain, days, now);
       recordSearchSync(deps.control, c.siteId, days, clicks);
       deps.logger.info({ site: c.siteId, pages: clicks.length }, 'search console pulled');
     } catch (error) {

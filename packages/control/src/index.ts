@@ -142,6 +142,7 @@ export {
   checkProperty,
   checkServiceAccountKey,
   deleteSearchConsole,
+  listSearchConsole,
   recordSearchError,
   recordSearchSync,
   type SearchClicks,
@@ -149,7 +150,7 @@ export {
   type ServiceAccountKey,
   saveSearchConsole,
   searchClicksByPath,
-  searchConsoleKeys,
+  searchConsoleKey,
   searchConsoleOf,
 } from './search-console.ts';
 export {

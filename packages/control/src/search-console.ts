@@ -1,6 +1,7 @@
 import { AppError } from '@footfall/http';
 import { SealError } from './crypto.ts';
 import type { ControlDb } from './open.ts';
+import type { ControlSchema } from './schema.ts';
 
 /** What a service-account key holds that the server uses. */
 export interface ServiceAccountKey {
@@ -63,16 +64,7 @@ export function checkServiceAccountKey(text: string): ServiceAccountKey {
   };
 }
 
-type Row = {
-  site_id: string;
-  property: string;
-  client_email: string;
-  credentials: string;
-  connected_at: number;
-  synced_at: number | null;
-  last_error: string | null;
-  last_error_at: number | null;
-};
+type Row = ControlSchema['search_console'];
 
 const toConnection = (r: Row): SearchConsoleConnection => ({
   siteId: r.site_id,
@@ -90,20 +82,23 @@ export function searchConsoleOf(ctl: ControlDb, siteId: string): SearchConsoleCo
   return row === undefined ? undefined : toConnection(row);
 }
 
-/** Every connected site's connection with its key (the sync); undefined key when sealed with another. */
-export function searchConsoleKeys(
-  ctl: ControlDb,
-): (SearchConsoleConnection & { key: ServiceAccountKey | undefined })[] {
-  const rows = ctl.raw.prepare('SELECT * FROM search_console ORDER BY site_id').all() as Row[];
-  return rows.map((r) => {
-    let key: ServiceAccountKey | undefined;
-    try {
-      key = JSON.parse(ctl.cipher.openText(r.credentials, 'search-console')) as ServiceAccountKey;
-    } catch (error) {
-      if (!(error instanceof SealError)) throw error;
-    }
-    return { ...toConnection(r), key };
-  });
+/** Every connected site's connection (the sync looks at which are due). */
+export function listSearchConsole(ctl: ControlDb): SearchConsoleConnection[] {
+  return (ctl.raw.prepare('SELECT * FROM search_console ORDER BY site_id').all() as Row[]).map(toConnection);
+}
+
+/** A connection's key, opened for a pull; undefined when sealed with another instance key. */
+export function searchConsoleKey(ctl: ControlDb, siteId: string): ServiceAccountKey | undefined {
+  const row = ctl.raw.prepare('SELECT credentials FROM search_console WHERE site_id = ?').get(siteId) as
+    | Pick<Row, 'credentials'>
+    | undefined;
+  if (row === undefined) return undefined;
+  try {
+    return JSON.parse(ctl.cipher.openText(row.credentials, 'search-console')) as ServiceAccountKey;
+  } catch (error) {
+    if (error instanceof SealError) return undefined;
+    throw error;
+  }
 }
 
 /** Connects (or reconnects) a site, with the clicks already pulled for it; the key is sealed. */

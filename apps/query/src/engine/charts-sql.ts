@@ -8,7 +8,7 @@ import { num, str } from './reads.ts';
 import type { Bucket } from './report-params.ts';
 import { bucketKeySql } from './report-sql.ts';
 import { Params } from './sql-params.ts';
-import { parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { readTimePlan } from './time-plan.ts';
 
 /** Channels drawn on their own in the channel chart; the rest are one "Other" line. */
 export const CHART_CHANNELS = 5;
@@ -55,17 +55,14 @@ export async function readCharts(
   q: PeriodQuery & { bucket: Bucket; goals: readonly GoalMatch[] | null },
   options: ReadOptions,
 ): Promise<Charts> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const slots = bucketSlots(q.bucket, q.period, plan);
   const index = new Map(slots.map((s, i) => [s.key, i]));
   const series = () => slots.map(() => 0);
   const p = new Params();
   const { local, from, site, start, end } = visitsInPeriod(q.site, plan, q.filters, p);
   const bkt = bucketKeySql(q.bucket, 'started_at', local);
-  const pagesCase = PAGES_BINS.map(([max, name], i) =>
+  const pagesCase = PAGES_BINS.map(([max, _name], i) =>
     Number.isFinite(max) ? `WHEN pageviews <= ${max} THEN ${i}` : `ELSE ${i}`,
   ).join(' ');
   const engagedCase = ENGAGED_BINS.map(([max, _], i) =>

@@ -1,6 +1,6 @@
 import type { DuckDb, ReadOptions } from './duckdb.ts';
 import { num } from './reads.ts';
-import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { instant, readTimePlan } from './time-plan.ts';
 
 /** A site's counts from its first visit to the end of one day (milestones, docs/milestones.md). */
 export interface Lifetime {
@@ -20,7 +20,7 @@ export async function readLifetime(
   q: { site: string; timeZone: string; day: string },
   options: ReadOptions,
 ): Promise<Lifetime> {
-  const plan = parseTimePlan(q.timeZone, await db.read(timePlanQuery(q.timeZone, q.day, q.day), options));
+  const plan = await readTimePlan(db, q.timeZone, { from: q.day, to: q.day }, options);
   const [row] = await db.read(
     {
       sql: `SELECT count(DISTINCT visitor_key)::DOUBLE AS visitors,

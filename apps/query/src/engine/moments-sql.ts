@@ -5,7 +5,7 @@ import { visitsInPeriod } from './heatmap-retention.ts';
 import { num, str } from './reads.ts';
 import { bucketKeySql } from './report-sql.ts';
 import { Params } from './sql-params.ts';
-import { localMsSql, parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { localMsSql, readTimePlan } from './time-plan.ts';
 
 /** The dimensions whose busiest value each bucket names. */
 const TOPS = { channel: 'channel', referrer: 'referrer', page: 'entry_page', country: 'country' } as const;
@@ -67,10 +67,7 @@ export async function readMoments(
   q: PeriodQuery & { bucket: 'day' | 'hour' },
   options: ReadOptions,
 ): Promise<Moments> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const slots = bucketSlots(q.bucket, q.period, plan);
   const p = new Params();
   const { local, from, site, end } = visitsInPeriod(q.site, plan, q.filters, p);

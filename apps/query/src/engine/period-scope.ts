@@ -2,7 +2,7 @@ import type { DuckDb, ReadOptions } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
 import { filterSql } from './filters.ts';
 import { Params } from './sql-params.ts';
-import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { instant, readTimePlan } from './time-plan.ts';
 
 /**
  * What the reads over "the visits that started in the period and match the filters" share: the
@@ -20,10 +20,7 @@ export interface PeriodScope {
 }
 
 export async function periodScope(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<PeriodScope> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const p = new Params();
   const site = p.add(q.site);
   const start = p.add(instant(plan.startMs));

@@ -18,7 +18,7 @@ import {
   buildNowTotalsQuery,
   buildRecentEventsQuery,
 } from './live-sql.ts';
-import { instant, parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { instant, readTimePlan } from './time-plan.ts';
 
 /** Row field readers: SQL rows are parsed, never cast. */
 export const num = (v: unknown): number =>
@@ -67,10 +67,7 @@ const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
 const grid = () => Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
 
 export async function readHeatmap(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<Heatmap> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const heatmap: Heatmap = { weekdays: WEEKDAYS, visitors: grid(), visits: grid(), pageviews: grid() };
   for (const row of await db.read(buildHeatmapQuery(q.site, plan, q.filters), options)) {
     const w = num(row['weekday']);
@@ -84,10 +81,7 @@ export async function readHeatmap(db: DuckDb, q: PeriodQuery, options: ReadOptio
 
 /** Every week of the period is a cohort row, with zeros when nobody came: never null. */
 export async function readRetention(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<Retention> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const slots = bucketSlots('week', q.period, plan);
   const cohorts = slots.map((slot, i) => ({
     week: slot.label,

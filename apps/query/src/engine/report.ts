@@ -17,7 +17,8 @@ import type {
   Metrics,
   Report,
 } from './report-types.ts';
-import { parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
+import type { TimePlan } from './time-plan.ts';
+import { readTimePlan } from './time-plan.ts';
 
 /** Dimensions shown only with `deep=1`. */
 export const DEEP_DIMENSIONS: readonly VisitDimension[] = ['exit_page', 'term', 'content', 'region', 'city'];
@@ -55,10 +56,6 @@ export function metrics(s: Sums): Metrics {
     bounce_rate: s.visits === 0 ? 0 : s.bounces / s.visits,
     visit_duration: s.visits === 0 ? 0 : s.durationMs / s.visits / 1000,
   };
-}
-
-async function plan(db: DuckDb, timeZone: string, period: Period, options: ReadOptions): Promise<TimePlan> {
-  return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to), options));
 }
 
 function chart(rows: Row[], bucket: Bucket, period: Period, timePlan: TimePlan): ChartPoint[] {
@@ -124,8 +121,8 @@ export async function runReport(
   const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
   const compare = params.compare;
   const [mainPlan, comparePlan] = await Promise.all([
-    plan(db, timeZone, params.period, options),
-    compare ? plan(db, timeZone, compare, options) : Promise.resolve(null),
+    readTimePlan(db, timeZone, params.period, options),
+    compare ? readTimePlan(db, timeZone, compare, options) : Promise.resolve(null),
   ]);
   // the stored previous visits answer for short unfiltered periods (report-sql.ts, `fast`)
   const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
@@ -205,7 +202,7 @@ export async function runBreakdown(
   options: ReadOptions = {},
 ): Promise<BreakdownAnswer> {
   const { params, name } = q;
-  const timePlan = await plan(db, q.timeZone, params.period, options);
+  const timePlan = await readTimePlan(db, q.timeZone, params.period, options);
   const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
   const pagesAndEvents = name === 'pages' || name === 'events';
   const rows = await db.read(
@@ -243,7 +240,7 @@ export async function runDailyVisitors(
   q: { site: string; timeZone: string; period: Period },
   options: ReadOptions = {},
 ): Promise<number[]> {
-  const timePlan = await plan(db, q.timeZone, q.period, options);
+  const timePlan = await readTimePlan(db, q.timeZone, q.period, options);
   const days = dayNumber(q.period.to) - dayNumber(q.period.from) + 1;
   const rows = await db.read(
     buildReportQuery({

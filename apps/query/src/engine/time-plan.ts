@@ -1,5 +1,5 @@
 import { timestampTZValue } from '@duckdb/node-api';
-import type { Query, Row } from './duckdb.ts';
+import type { DuckDb, Query, ReadOptions, Row } from './duckdb.ts';
 import type { Params } from './sql-params.ts';
 
 /**
@@ -53,6 +53,16 @@ export function parseTimePlan(timeZone: string, rows: Row[]): TimePlan {
       offsetMs: Number(row['offset_ms']),
     })),
   };
+}
+
+/** A period's time plan in a zone, asked of DuckDB (one small query before the big one). */
+export async function readTimePlan(
+  db: DuckDb,
+  timeZone: string,
+  period: { from: string; to: string },
+  options: ReadOptions,
+): Promise<TimePlan> {
+  return parseTimePlan(timeZone, await db.read(timePlanQuery(timeZone, period.from, period.to), options));
 }
 
 /** The offset in force at an instant. */

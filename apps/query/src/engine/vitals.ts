@@ -3,7 +3,7 @@ import type { PeriodQuery } from './engine.ts';
 import { filterSql } from './filters.ts';
 import { periodScope } from './period-scope.ts';
 import { Params } from './sql-params.ts';
-import { instant, localMsSql, parseTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
+import { instant, localMsSql, readTimePlan, type TimePlan } from './time-plan.ts';
 
 /** The Core Web Vitals and the two that lead to them, as the tracker's `vt` events carry them. */
 export const VITALS = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'] as const;
@@ -72,10 +72,7 @@ const p75s = () => VITALS.map((v) => `quantile_disc(${v}, 0.75) AS ${v}`).join('
  * good / needs improvement / poor shares, and the p75s per page, per device and per local day.
  */
 export async function readVitals(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<VitalsReport> {
-  const plan = parseTimePlan(
-    q.timeZone,
-    await db.read(timePlanQuery(q.timeZone, q.period.from, q.period.to), options),
-  );
+  const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const summary = new Params();
   const from = vitalsFrom(q, plan, summary);
   const columns = VITALS.map((v) => {
