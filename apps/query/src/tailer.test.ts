@@ -136,6 +136,45 @@ describe('Tailer', () => {
     await tailer.stop();
   });
 
+  it('reads the next batch while one loads, and throws it away when the load fails', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    const w = await openWalWriter({ dir: join(root, 'a') });
+    for (const s of ['a1', 'a2', 'a3', 'a4']) await w.append(encodeWalRecord(bot(s)));
+    await w.append(new TextEncoder().encode('{"t":"event"}')); // read ahead twice, kept once
+    await w.append(encodeWalRecord(bot('a6')));
+    await w.close();
+    const { target, applied, positions } = memoryTarget();
+    const reads: bigint[] = [];
+    let calls = 0;
+    const failing: TailTarget = {
+      positions: target.positions,
+      applyBatch: async (batch) => {
+        reads.push(batch.records[0]!.seq);
+        // the next batch is being read while this one loads
+        await new Promise((r) => setTimeout(r, 20));
+        if (++calls === 2) throw new Error('engine busy');
+        return target.applyBatch(batch);
+      },
+    };
+    const tailer = new Tailer({
+      walRoot: root,
+      quarantineDir: join(root, 'q'),
+      target: failing,
+      logger,
+      batchSize: 2,
+    });
+    await tailer.init();
+    expect(await tailer.poll()).toBe(2);
+    await expect(tailer.poll()).rejects.toThrow('engine busy');
+    expect(await tailer.drain()).toBe(4);
+    expect(reads).toEqual([1n, 3n, 3n, 6n]);
+    expect(applied.map((r) => r.site)).toEqual(['a1', 'a2', 'a3', 'a4', 'a6']);
+    expect(positions.get('a')).toBe(6n);
+    expect(tailer.unreadable).toBe(1);
+    await tailer.stop();
+  });
+
   it('runs by itself once started and stops cleanly', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
     dirs.push(root);

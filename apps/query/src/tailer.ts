@@ -31,6 +31,15 @@ export interface TailerOptions {
   onApplied?: (records: readonly BatchRecord[], result: BatchResult) => void;
 }
 
+/** Records read and decoded for one batch, and where each stream's reading ended. */
+interface ReadBatch {
+  records: BatchRecord[];
+  advanced: Map<string, bigint>;
+  /** WAL records read, including unreadable ones that were quarantined */
+  consumed: number;
+  lag: number;
+}
+
 /** A stream the tailer could not read past: corruption is reported, never skipped. */
 export interface StuckStream {
   stream: string;
@@ -55,9 +64,18 @@ export class Tailer {
   #lastPrune = 0;
   #failing: { since: number; error: string } | undefined;
   #applied = 0;
+  /** the next batch, read while the last one loaded */
+  #next: Promise<ReadBatch> | undefined;
+  readonly #quarantined = new Set<string>();
 
   constructor(options: TailerOptions) {
-    this.#o = { batchSize: 5000, idleMs: 250, retentionMs: 7 * 24 * 3600 * 1000, now: Date.now, ...options };
+    this.#o = {
+      batchSize: 20_000,
+      idleMs: 250,
+      retentionMs: 7 * 24 * 3600 * 1000,
+      now: Date.now,
+      ...options,
+    };
   }
 
   /** Loads the stored positions and starts the loop. */
@@ -90,6 +108,8 @@ export class Tailer {
     this.#stopping = true;
     this.#wake?.();
     await this.#running;
+    await this.#next?.catch(() => undefined);
+    this.#next = undefined;
     for (const r of this.#readers.values()) await r.close();
     this.#readers.clear();
   }
@@ -156,8 +176,40 @@ export class Tailer {
     }
   }
 
-  /** One batch across all streams; returns how many records it consumed. */
+  /**
+   * One batch across all streams; returns how many records it consumed. While a full batch loads
+   * (DuckDB's threads), the next one is read and decoded (JavaScript): a backlog drains faster.
+   * The next batch is read from the positions this one ends at, and thrown away if it fails.
+   */
   async #step(): Promise<number> {
+    const batch = await (this.#next ?? this.#read(this.#positions));
+    this.#next = undefined;
+    if (batch.consumed === 0) {
+      this.#lag = batch.lag;
+      return 0;
+    }
+    const after = new Map(this.#positions);
+    for (const [stream, seq] of batch.advanced) after.set(stream, seq);
+    const next = batch.consumed >= this.#o.batchSize && !this.#stopping ? this.#read(after) : undefined;
+    try {
+      if (batch.records.length > 0) {
+        const result = await this.#o.target.applyBatch({ records: batch.records });
+        this.#applied += batch.records.length;
+        this.#o.onApplied?.(batch.records, result);
+      }
+    } catch (e) {
+      await next?.catch(() => undefined);
+      throw e;
+    }
+    // positions of skipped unreadable records are committed with the next batch that has any
+    this.#positions = after;
+    this.#lag = batch.lag;
+    this.#next = next;
+    return batch.consumed;
+  }
+
+  /** Reads and decodes up to a batch of records after `positions`, across all streams. */
+  async #read(positions: ReadonlyMap<string, bigint>): Promise<ReadBatch> {
     const records: BatchRecord[] = [];
     const advanced = new Map<string, bigint>();
     let consumed = 0;
@@ -165,8 +217,8 @@ export class Tailer {
     for (const stream of await listWalStreams(this.#o.walRoot)) {
       if (this.#stuck.has(stream)) continue;
       const reader = await this.#reader(stream);
-      const after = this.#positions.get(stream) ?? 0n;
-      const room = this.#o.batchSize - records.length;
+      const after = positions.get(stream) ?? 0n;
+      const room = this.#o.batchSize - consumed;
       if (room > 0) {
         try {
           for (const { seq, payload } of await reader.read({ after, maxRecords: room })) {
@@ -190,19 +242,7 @@ export class Tailer {
       }
       lag += Number((await reader.lastSeq()) - (advanced.get(stream) ?? after));
     }
-    if (consumed === 0) {
-      this.#lag = lag;
-      return 0;
-    }
-    if (records.length > 0) {
-      const result = await this.#o.target.applyBatch({ records });
-      this.#applied += records.length;
-      this.#o.onApplied?.(records, result);
-    }
-    // positions of skipped unreadable records are committed with the next batch that has any
-    for (const [stream, seq] of advanced) this.#positions.set(stream, seq);
-    this.#lag = lag;
-    return consumed;
+    return { records, advanced, consumed, lag };
   }
 
   /**
@@ -213,6 +253,9 @@ export class Tailer {
    * move past it; if the payload cannot be kept, the batch fails and is retried.
    */
   async #quarantine(stream: string, seq: bigint, payload: Uint8Array, error: unknown): Promise<void> {
+    // a batch read ahead and thrown away is read again: its records are kept and counted once
+    const key = `${stream}:${seq}`;
+    if (this.#quarantined.has(key)) return;
     await mkdir(this.#o.quarantineDir, { recursive: true, mode: 0o700 });
     const file = join(this.#o.quarantineDir, `${stream}-${seq}.json`);
     const handle = await open(file, 'w', 0o600);
@@ -223,6 +266,7 @@ export class Tailer {
       await handle.close();
     }
     this.#unreadable++;
+    this.#quarantined.add(key);
     const problem =
       error instanceof ValiError
         ? error.issues
