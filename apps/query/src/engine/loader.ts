@@ -10,6 +10,7 @@ import {
 } from './carry-sql.ts';
 import { appendBotDrop, appendCrawl, appendEvent, CLEAR_STAGE_SQL, STAGE_TABLES_SQL } from './stage.ts';
 import {
+  ACTIVITY_SQL,
   ASSIGN_SQL,
   affectedSql,
   DELETE_VISITS_SQL,
@@ -211,6 +212,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   if (minLo === null || minLo === undefined) throw new Error('no visitors affected by a non-empty batch');
   const params = [minLo];
   await connection.run(WINDOW_SQL, params);
+  await connection.run(ACTIVITY_SQL);
   await connection.run(VISITS_SQL);
   await connection.run(ASSIGN_SQL);
   await connection.run(PREV_VIEWS_SQL, params); // reads stored first views before lo

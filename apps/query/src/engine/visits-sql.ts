@@ -61,17 +61,21 @@ WHERE e.ts >= $1
 UNION ALL
 SELECT ${WIN_COLUMNS}, true AS is_new FROM new_ev`;
 
-/** Numbers the activity of each visitor into visits and sums each visit up. */
+/**
+ * The window's activity (pageviews and custom events), each numbered with its visitor's visit
+ * (`vno`): sorted once here, then read by VISITS_SQL and ASSIGN_SQL.
+ */
+export const ACTIVITY_SQL = `
+CREATE OR REPLACE TEMP TABLE act AS
+SELECT *, sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
+  OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
+FROM (SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
+      FROM win WHERE kind IN ('pv', 'ev'))`;
+
+/** Sums each visit up from the numbered activity. */
 export const VISITS_SQL = `
 CREATE OR REPLACE TEMP TABLE vis AS
-WITH act AS (
-  SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
-  FROM win WHERE kind IN ('pv', 'ev')
-), numbered AS (
-  SELECT *, sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
-    OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
-  FROM act
-), grouped AS (
+WITH grouped AS (
   SELECT site, visitor, vno,
     any_value(visitor_key) AS visitor_key,
     min(ts) AS started_at,
@@ -85,7 +89,7 @@ WITH act AS (
       country: country, region: region,
       city: city, device: device, browser: browser, os: os, language: language}
       ORDER BY kind <> 'pv', ts, id) AS f
-  FROM numbered GROUP BY site, visitor, vno
+  FROM act GROUP BY site, visitor, vno
 )
 SELECT site, visitor, vno, visitor_key, started_at, last_at, pageviews, events, exit_page, f,
   md5_number_lower(site || chr(0) || visitor || chr(0) || epoch_ms(started_at)::VARCHAR) AS session_id
@@ -97,13 +101,7 @@ FROM grouped`;
  */
 export const ASSIGN_SQL = `
 CREATE OR REPLACE TEMP TABLE asg AS
-WITH act AS (
-  SELECT site, id, ts, visitor, is_new, kind, path, name,
-    sum(CASE WHEN prev IS NULL OR ts - prev > ${VISIT_GAP} THEN 1 ELSE 0 END)
-      OVER (PARTITION BY site, visitor ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS vno
-  FROM (SELECT *, lag(ts) OVER (PARTITION BY site, visitor ORDER BY ts, id) AS prev
-        FROM win WHERE kind IN ('pv', 'ev'))
-), passive AS (
+WITH passive AS (
   SELECT p.site, p.id, p.ts, p.is_new, p.kind,
     CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.session_id END AS session_id,
     CASE WHEN p.ts <= v.last_at + ${VISIT_GAP} THEN v.started_at END AS visit_start
