@@ -189,22 +189,19 @@ async function runSize(events: number, reports: number, keep: boolean, reuse?: s
     });
     const { demo } = record;
     const afterTail = await rssOf(query.pid);
-    const series: SeriesResult[] = [];
-    for (const s of SERIES) {
-      const r = await timeSeries(query, demo, s, reports);
-      series.push(r);
-      process.stderr.write(
-        `${s.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, ${r.failed} failed ${r.error ?? ''}\n`,
-      );
-    }
-    const long: SeriesResult[] = [];
-    for (const s of LONG_SERIES) {
-      const r = await timeSeries(query, demo, s, LONG_REPORTS);
-      long.push(r);
-      process.stderr.write(
-        `${s.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, ${r.failed} failed ${r.error ?? ''}\n`,
-      );
-    }
+    const timeAll = async (list: readonly Parameters<typeof timeSeries>[2][], n: number) => {
+      const results: SeriesResult[] = [];
+      for (const s of list) {
+        const r = await timeSeries(query, demo, s, n);
+        results.push(r);
+        process.stderr.write(
+          `${s.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, ${r.failed} failed ${r.error ?? ''}\n`,
+        );
+      }
+      return results;
+    };
+    const series = await timeAll(SERIES, reports);
+    const long = await timeAll(LONG_SERIES, LONG_REPORTS);
     const today = todayIn(demo.timeZone);
     const last30 = await query.get(
       `/api/v1/sites/${demo.siteId}/report?from=${day(today - 29 * DAY)}&to=${day(today)}`,
