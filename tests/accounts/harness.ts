@@ -130,6 +130,18 @@ export async function accountsApp(
     return agent;
   }
 
+  /** Adds a viewer as `owner` (no password change asked) and returns them signed in. */
+  async function addViewer(owner: Agent, email = 'viewer@example.com'): Promise<Agent> {
+    const res = await call('POST', '/api/v1/people', {
+      body: { email, role: 'viewer', password: PASSWORD },
+      agent: owner,
+    });
+    if (res.status !== 201) throw new Error(`adding ${email} failed: ${res.status} ${await res.text()}`);
+    const id = ((await res.json()) as { person: { id: string } }).person.id;
+    control.raw.prepare('UPDATE people SET must_change_password = 0 WHERE id = ?').run(id);
+    return signIn(email);
+  }
+
   return {
     app,
     deps,
@@ -140,6 +152,7 @@ export async function accountsApp(
     call,
     signIn,
     setup,
+    addViewer,
     cleanup: async () => {
       await deps.cards?.close();
       await analytics.engine.close();

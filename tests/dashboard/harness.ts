@@ -159,6 +159,20 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   return found;
 }
 
+/**
+ * Polls `read` with the page kept scrolled to the bottom, where the report's lower panels load once
+ * they come into view: `await pollScrolledDown(page, () => panel.count()).toBe(1)`.
+ */
+export function pollScrolledDown<T>(page: Page, read: () => Promise<T>) {
+  return expect.poll(
+    async () => {
+      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      return read();
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+}
+
 /** A full-page screenshot for people to look at: `.test-results/screens/<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENS, { recursive: true });

@@ -7,6 +7,7 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  pollScrolledDown,
   screenshot,
   signIn,
   startDashboard,
@@ -109,12 +110,9 @@ describe('revenue on the dashboard', () => {
       const row = page.locator('.panel .breakdown tr', { hasText: 'news.ycombinator.com' });
       await expect.poll(() => row.textContent()).toContain('€120');
       const goal = page.locator('.goals tr', { hasText: 'Saw pricing' });
-      await expect
-        .poll(async () => {
-          await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-          return (await goal.count()) > 0 ? goal.textContent() : '';
-        })
-        .toContain('€169');
+      await pollScrolledDown(page, async () =>
+        (await goal.count()) > 0 ? goal.textContent() : '',
+      ).toContain('€169');
       await page.evaluate(() => window.scrollTo(0, 0));
       expect(await accessibilityProblems(page)).toEqual([]);
       await screenshot(page, `revenue-${width}-${dark ? 'dark' : 'light'}`);

@@ -9,6 +9,7 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  pollScrolledDown,
   screenshot,
   signIn,
   startDashboard,
@@ -157,15 +158,9 @@ async function go(page: Page, path: string, ready: string, scroll = false): Prom
   if (scroll) {
     // the panels come as a chunk of their own and make the page longer when they do: scroll to
     // the end again until the last of them has loaded
-    await expect
-      .poll(
-        async () => {
-          await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-          return page.locator('.retention-grid, .retention .empty').count();
-        },
-        { timeout: 30_000, interval: 250 },
-      )
-      .toBeGreaterThan(0);
+    await pollScrolledDown(page, () =>
+      page.locator('.retention-grid, .retention .empty').count(),
+    ).toBeGreaterThan(0);
     await page.locator('.heatmap-grid').waitFor();
     await page.locator('.charts .charts-legend').waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));

@@ -6,6 +6,7 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  pollScrolledDown,
   postEvents,
   screenshot,
   signIn,
@@ -80,15 +81,7 @@ describe('Search Console in the dashboard', () => {
     await signIn(report);
     await report.goto(`/sites/${site}`);
     const panel = report.locator('section.ai-search');
-    await expect
-      .poll(
-        async () => {
-          await report.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-          return panel.locator('.flag-badge').count();
-        },
-        { timeout: 30_000, interval: 250 },
-      )
-      .toBe(1);
+    await pollScrolledDown(report, () => panel.locator('.flag-badge').count()).toBe(1);
     const flagged = panel.locator('tr', { has: report.locator('.flag-badge') });
     expect(await flagged.textContent()).toContain('/pricing');
     expect(await flagged.textContent()).toContain('Not read');

@@ -8,6 +8,7 @@ import {
   createOwner,
   type Dashboard,
   personContext,
+  pollScrolledDown,
   signIn,
   startDashboard,
 } from './harness.ts';
@@ -42,15 +43,7 @@ describe('trends and what happened', () => {
       await page.goto(`/sites/${site}?period=30d`);
       await page.locator('.top-stats').waitFor();
       const charts = page.locator('section.charts');
-      await expect
-        .poll(
-          async () => {
-            await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-            return charts.locator('.charts-legend li').count();
-          },
-          { timeout: 30_000, interval: 250 },
-        )
-        .toBeGreaterThan(1);
+      await pollScrolledDown(page, () => charts.locator('.charts-legend li').count()).toBeGreaterThan(1);
       await charts.scrollIntoViewIfNeeded();
       expect(await charts.locator('canvas').count()).toBe(1);
       await charts.screenshot({ path: `.test-results/screens/trends-channels-${look.tag}.png` });
@@ -82,15 +75,7 @@ describe('trends and what happened', () => {
     await page.goto(`/sites/${site}?period=custom&from=${day(-59)}&to=${day(0)}`);
     await page.locator('.top-stats').waitFor();
     const moments = page.locator('section.moments');
-    await expect
-      .poll(
-        async () => {
-          await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-          return moments.locator('.moment-item').count();
-        },
-        { timeout: 30_000, interval: 250 },
-      )
-      .toBeGreaterThan(0);
+    await pollScrolledDown(page, () => moments.locator('.moment-item').count()).toBeGreaterThan(0);
     await moments
       .getByRole('link', { name: new RegExp(first!.value!) })
       .first()

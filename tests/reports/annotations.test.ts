@@ -18,12 +18,7 @@ beforeAll(async () => {
       site: { id: string };
     }
   ).site.id;
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   key = (
     (await (await h.call('POST', '/api/v1/api-keys', { body: { name: 'k' }, agent: owner })).json()) as {
       key: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountsApp, type Agent, accountsApp, PASSWORD } from '../accounts/harness.ts';
+import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 import { walEvent } from '../api-docs/documented-app.ts';
 
 /** Funnels through the API: owners define them, everyone who reads the site reads their counts. */
@@ -18,12 +18,7 @@ beforeAll(async () => {
       await h.call('POST', '/api/v1/sites', { body: { domain: 'funnels.example' }, agent: owner }),
     )
   ).site.id;
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   const at = Date.UTC(2026, 2, 1, 8, 0, 0);
   const records = [
     walEvent(site, at, { visitor: 'a', path: '/' }),

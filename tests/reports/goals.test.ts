@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountsApp, type Agent, accountsApp, PASSWORD } from '../accounts/harness.ts';
+import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 import { loadContract, walEvent } from '../api-docs/documented-app.ts';
 import { parseCsv } from '../support/csv.ts';
 
@@ -25,12 +25,7 @@ beforeAll(async () => {
       site: { id: string };
     }
   ).site.id;
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   const records = [
     walEvent(site, at('10:00:00'), { visitor: 'visitor-aa', path: '/pricing' }),
     walEvent(site, at('10:01:00'), { visitor: 'visitor-aa', path: '/thanks/pro' }),

@@ -1,7 +1,7 @@
 import { getSite } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMilestones } from '../../apps/query/src/milestones/check.ts';
-import { type AccountsApp, type Agent, accountsApp, PASSWORD } from '../accounts/harness.ts';
+import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 import { walEvent } from '../api-docs/documented-app.ts';
 
 /**
@@ -47,12 +47,7 @@ beforeAll(async () => {
     agent: owner,
   });
   site = (await json<{ site: { id: string } }>(made)).site.id;
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   // 260 visitors yesterday (UTC, the site's zone)
   const yesterday = h.clock.now() - DAY;
   const records = Array.from({ length: 260 }, (_, i) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googleApi, syncSearchConsole } from '../../apps/query/src/search-console.ts';
-import { type AccountsApp, type Agent, accountsApp, PASSWORD } from '../accounts/harness.ts';
+import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 import { type FakeGoogle, SERVICE_ACCOUNT, startFakeGoogle } from '../support/google.ts';
 
 /**
@@ -32,12 +32,7 @@ beforeAll(async () => {
   owner = await h.setup('owner@example.com');
   const made = await h.call('POST', '/api/v1/sites', { body: { domain: 'example.com' }, agent: owner });
   site = (await json<{ site: { id: string } }>(made)).site.id;
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   google.rows.push(
     { date: '2026-02-20', page: 'https://www.example.com/guide/', clicks: 4 },
     { date: '2026-02-21', page: 'https://example.com/guide', clicks: 3 },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountsApp, type Agent, accountsApp, PASSWORD } from '../accounts/harness.ts';
+import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 
 /**
  * Share links through the API: owners make, change and revoke them; whoever holds one reads the
@@ -25,12 +25,7 @@ beforeAll(async () => {
     ).site.id;
   site = await make('shared.example');
   other = await make('private.example');
-  await h.call('POST', '/api/v1/people', {
-    body: { email: 'viewer@example.com', role: 'viewer', password: PASSWORD },
-    agent: owner,
-  });
-  h.control.raw.prepare('UPDATE people SET must_change_password = 0').run();
-  viewer = await h.signIn('viewer@example.com');
+  viewer = await h.addViewer(owner);
   await h.call('POST', `/api/v1/sites/${site}/annotations`, {
     body: { date: '2026-03-01', text: 'Launch' },
     agent: owner,
