@@ -34,16 +34,37 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
     startPageServer(),
   ]);
   const [setupLink] = await footfall.waitForOutput(/http:\/\/\S+\/setup\?token=[\w-]+/);
+  let closing = false;
+  // A browser test that loses its server fails with "connection refused" and nothing else: print
+  // what the processes said when footfall stops or a child restarts before close().
+  footfall.exited.then(({ code, signal }) => {
+    if (!closing)
+      tellOutput(footfall, `footfall exited (code ${code}, signal ${signal}) before the test closed it`);
+  });
+  const restarts = setInterval(() => {
+    if (footfall.logs().some((l) => l.msg === 'child exited; restarting')) {
+      clearInterval(restarts);
+      tellOutput(footfall, 'a footfall child exited during the test');
+    }
+  }, 500);
   return {
     footfall,
     setupLink,
     browser,
     pages,
     async close() {
+      closing = true;
+      clearInterval(restarts);
       await browser.close();
       await Promise.all([footfall.stop(), pages.close()]);
     },
   };
+}
+
+/** Writes the last lines footfall printed to the test run's output, with why. */
+function tellOutput(footfall: RunningFootfall, why: string): void {
+  const tail = footfall.output().split('\n').slice(-80).join('\n');
+  process.stderr.write(`\n[dashboard harness] ${why}; its last output:\n${tail}\n`);
 }
 
 export interface ContextOptions {

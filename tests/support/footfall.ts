@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const FOOTFALL_BIN = fileURLToPath(new URL('../../packages/cli/bin/footfall.mjs', import.meta.url));
 
@@ -28,8 +29,23 @@ export interface RunningFootfall {
   stop(): Promise<void>;
 }
 
+/** Directories tempDir made for this test file: removed after its last test. */
+const made = new Set<string>();
+// Registered while the test file imports this module, so it is the file's first afterAll hook and
+// runs last (vitest runs after-hooks in reverse): after the file's own hooks stop its processes.
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  made.clear();
+});
+
+/**
+ * A fresh directory under the system temp directory, removed after the test file's last test, so a
+ * test that kills its `footfall` or keeps its data for a later test leaves nothing behind.
+ */
 export function tempDir(prefix = 'ff-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.add(dir);
+  return dir;
 }
 
 /**
