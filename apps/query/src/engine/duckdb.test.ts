@@ -130,6 +130,16 @@ describe('live reads out of memory', () => {
     expect(attempts).toBe(1);
   }, 10_000);
 
+  it('takes the pauses it is given: a report tries twice more, not five times', async () => {
+    let attempts = 0;
+    const always = async () => {
+      attempts++;
+      throw outOfMemory();
+    };
+    await expect(retryOutOfMemory(always, undefined, [10, 20])).rejects.toThrow(/^Out of Memory Error/);
+    expect(attempts).toBe(3);
+  });
+
   it('stops waiting as soon as the signal aborts', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('client gone')), 50);
