@@ -1,13 +1,15 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '@footfall/http';
 import { openAnalytics } from '@footfall/query';
+import { MIGRATIONS } from '../../apps/query/src/engine/migrations.ts';
 
 /**
  * Fills an analytics database with synthetic visits of one site straight in SQL, for tests that
  * need reports heavy enough to run for seconds (loading that many events through the gateway would
  * take minutes). `visits` visits spread over `days` days before `endMs`, each of 1 to 5 pageviews
- * of 400 paths, by a third as many visitors. The rows are what the loader would store, but for
- * the previous-visit columns (left NULL: only short unfiltered reports read them).
+ * of 400 paths, by a third as many visitors. The rows are what the loader would store, the
+ * previous-visit columns computed by migration 5's statements (from all visits), as unfiltered
+ * reports read them.
  */
 export async function synthesizeVisits(
   path: string,
@@ -51,6 +53,9 @@ export async function synthesizeVisits(
        visitor, md5_number_lower(visitor), 'cookie', channel, device, i, started_at, true
      FROM v, range(5) r(k) WHERE k < pageviews`,
   );
+  const recompute = MIGRATIONS.find((m) => m.version === 5);
+  if (!recompute) throw new Error('migration 5 (previous visits from all visits) is missing');
+  for (const statement of recompute.statements) await c.run(statement);
   c.closeSync();
   instance.closeSync();
 }

@@ -215,7 +215,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   await connection.run(ACTIVITY_SQL);
   await connection.run(VISITS_SQL);
   await connection.run(ASSIGN_SQL);
-  await connection.run(PREV_VIEWS_SQL, params); // reads stored first views before lo
+  await connection.run(PREV_VIEWS_SQL); // reads stored first views before lo
   await connection.run(UPDATE_EVENTS_SQL, params);
   await connection.run(
     `INSERT INTO events
@@ -227,7 +227,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
      FROM new_ev n LEFT JOIN asgp a ON a.is_new AND a.site = n.site AND a.id = n.id
      ORDER BY n.ts`,
   );
-  await connection.run(PREV_SQL, params); // reads stored visits before lo: before the delete
+  await connection.run(PREV_SQL); // reads stored visits before lo: before the delete
   await connection.run(DELETE_VISITS_SQL, params);
   await connection.run(INSERT_VISITS_SQL);
   return fresh;

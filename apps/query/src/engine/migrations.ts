@@ -145,7 +145,7 @@ const V2: Migration = {
   statements: [
     // prev_at: start of the visitor's previous visit; prev_<dimension>: start of their previous
     // visit with the same value of that dimension (NULL is a value too). NULL when there is none
-    // within 33 days before (older ones may be left out). A report counts a visitor once per
+    // within 33 days before (older ones may be left out; version 5 lifts that limit). A report counts a visitor once per
     // value as the visits whose previous same-value visit started before the period (or day, or
     // chart bucket): exact distinct visitors in one pass, no hash on visitors (report-sql.ts).
     'ALTER TABLE sessions ADD COLUMN prev_at TIMESTAMPTZ',
@@ -217,8 +217,39 @@ const V4: Migration = {
   ],
 };
 
+// Written out (not derived from VISIT_DIMENSIONS): a released migration never changes.
+const V5_DIMENSIONS = [...V2_DIMENSIONS, ['term', 'utm_term'], ['content', 'utm_content']] as const;
+
+const V5: Migration = {
+  version: 5,
+  name: 'previous visits and first views without the 33-day look-back, so unfiltered reports of any period use them',
+  statements: [
+    // Until version 4 the loader looked back 33 days for previous visits (older ones came out
+    // NULL). It now looks at all of a visitor's stored visits: recompute every visit's and first
+    // view's previous one from all visits, and rewrite only the rows that change.
+    `UPDATE sessions SET prev_at = p.prev_at, ${V5_DIMENSIONS.map(([d]) => `prev_${d} = p.prev_${d}`).join(', ')}
+     FROM (
+       SELECT site, session_id,
+         lag(started_at) OVER (PARTITION BY site, visitor ORDER BY started_at) AS prev_at,
+         ${V5_DIMENSIONS.map(([d, c]) => `lag(started_at) OVER (PARTITION BY site, visitor, ${c} ORDER BY started_at) AS prev_${d}`).join(',\n         ')}
+       FROM sessions) p
+     WHERE sessions.site = p.site AND sessions.session_id = p.session_id
+       AND (sessions.prev_at IS DISTINCT FROM p.prev_at
+         ${V5_DIMENSIONS.map(([d]) => `OR sessions.prev_${d} IS DISTINCT FROM p.prev_${d}`).join('\n         ')})`,
+    `UPDATE events SET prev_view_at = p.prev_view_at
+     FROM (
+       SELECT site, id, ts,
+         lag(visit_start) OVER (
+           PARTITION BY site, visitor, kind, CASE WHEN kind = 'pv' THEN path ELSE name END
+           ORDER BY visit_start) AS prev_view_at
+       FROM events WHERE visit_first) p
+     WHERE events.site = p.site AND events.id = p.id AND events.ts = p.ts
+       AND events.prev_view_at IS DISTINCT FROM p.prev_view_at`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

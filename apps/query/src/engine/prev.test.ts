@@ -11,7 +11,7 @@ import { PREV_JOIN_MAX } from './visits-sql.ts';
 /**
  * The loader stores each visit's previous visit, overall and per dimension value (PREV_SQL): by a
  * join for most visitors, by window functions for a visitor with many visits. Both must store what
- * `lag()` over all of a visitor's visits gives, when every visit lies within the 33-day look-back.
+ * `lag()` over all of a visitor's visits gives, however far back the previous visit lies.
  */
 const COLUMNS = [
   ['prev_at', 'NULL'],
@@ -40,7 +40,9 @@ function visits(visitor: string, count: number, first: number, stepMs: number): 
       referrerHost: i % 4 === 0 ? null : `ref${i % 2}.example`,
       country: i % 5 === 0 ? null : 'DE',
       browser: i % 7 === 0 ? 'Firefox' : 'Chrome',
-      utmCampaign: i % 6 === 0 ? 'spring' : null,
+      // the first and the last visit share a campaign: for the many-visit id and the visitors who
+      // come back every 40 days, more than 33 days apart
+      utmCampaign: i === 0 || i === count - 1 ? 'launch' : i % 6 === 0 ? 'spring' : null,
     };
     events.push(ev(new Date(at).toISOString(), { ...fields, path: `/p${i % 3}` }));
     events.push(ev(new Date(at + 60_000).toISOString(), { ...fields, path: `/p${i % 4}` }));
@@ -55,10 +57,13 @@ describe('previous visits stored by the loader', () => {
     const path = join(dir, 'analytics.duckdb');
     const first = Date.parse('2026-03-01T00:00:00Z');
     const events = [
-      // a server-side id with more candidate visits than the join takes, 5 hours apart
-      ...visits('shared', PREV_JOIN_MAX + 40, first, 5 * 3_600_000),
+      // a server-side id with more candidate visits than the join takes, 9 hours apart (39 days)
+      ...visits('shared', PREV_JOIN_MAX + 40, first, 9 * 3_600_000),
       ...Array.from({ length: 30 }, (_, v) =>
         visits(`v${v}`, 1 + (v % 6), first + v * 3_600_000, 2 * 86_400_000),
+      ).flat(),
+      ...Array.from({ length: 8 }, (_, v) =>
+        visits(`far${v}`, 3, first + v * 3_600_000, 40 * 86_400_000),
       ).flat(),
     ].sort((a, b) => a.at - b.at);
     const engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });
@@ -83,7 +88,9 @@ describe('previous visits stored by the loader', () => {
       await connection.runAndReadAll(
         `SELECT visitor = 'shared' AS heavy, count(*) AS visits,
           ${COLUMNS.map(([c]) => `count(*) FILTER (WHERE ${c} IS DISTINCT FROM want_${c}) AS wrong_${c}`).join(', ')},
-          count(*) FILTER (WHERE prev_channel IS NOT NULL) AS with_prev
+          count(*) FILTER (WHERE prev_channel IS NOT NULL) AS with_prev,
+          count(*) FILTER (WHERE prev_campaign < started_at - INTERVAL 33 DAYS) AS far_campaign,
+          count(*) FILTER (WHERE prev_at < started_at - INTERVAL 33 DAYS) AS far_prev
         FROM (SELECT *, ${COLUMNS.map(([c, d]) => `${lagOf(d)} AS want_${c}`).join(', ')} FROM sessions)
         GROUP BY heavy ORDER BY heavy`,
       )
@@ -91,8 +98,14 @@ describe('previous visits stored by the loader', () => {
     connection.closeSync();
     instance.closeSync();
     expect(rows.map((r) => Number(r['visits']))).toEqual([
-      Array.from({ length: 30 }, (_, v) => 1 + (v % 6)).reduce((a, b) => a + b),
+      Array.from({ length: 30 }, (_, v) => 1 + (v % 6)).reduce((a, b) => a + b) + 8 * 3,
       PREV_JOIN_MAX + 40,
+    ]);
+    // previous visits more than 33 days back: the last visit of the many-visit id and of each
+    // far visitor with the same campaign, and every later visit of a far visitor
+    expect(rows.map((r) => [Number(r['far_campaign']), Number(r['far_prev'])])).toEqual([
+      [8, 16],
+      [1, 0],
     ]);
     for (const row of rows) {
       expect(Number(row['with_prev'])).toBeGreaterThan(10);

@@ -12,7 +12,7 @@ import { parseReportParams } from './report-params.ts';
 import { ev, onStream } from './test-fixtures.ts';
 
 /**
- * Short unfiltered reports count visitors from each visit's stored previous visits (the fast
+ * Unfiltered reports count visitors from each visit's stored previous visits (the fast
  * way, report-sql.ts); every other report looks for repeat visitors (the slow way). Both must
  * give the same report to the last number, on data loaded the way the tailer loads it: in
  * batches, with late events that merge, split and extend visits already stored.
@@ -36,9 +36,9 @@ function randomEvents(): WalEvent[] {
   for (let v = 0; v < 120; v++) {
     const visitor = `visitor-${v}`;
     const browser = pick(BROWSERS);
-    // a visitor comes back within hours, days or weeks over 45 days (DST change on 29 March)
+    // a visitor comes back within hours, days, weeks or months over 140 days (DST change on 29 March)
     let at = FIRST + rand(45 * 24) * 3_600_000;
-    for (let n = 1 + rand(6); n > 0 && at < FIRST + 46 * DAY; n--) {
+    for (let n = 1 + rand(6); n > 0 && at < FIRST + 140 * DAY; n--) {
       const channel = pick(CHANNELS);
       const referrerHost = channel === 'Referral' ? pick(REFERRERS) : null;
       const country = rand(5) === 0 ? pick(COUNTRIES) : 'DE';
@@ -54,7 +54,7 @@ function randomEvents(): WalEvent[] {
         }
         at += (1 + rand(20)) * 60_000;
       }
-      at += [40 * 60_000, 5 * 3_600_000, 2 * DAY, 9 * DAY][rand(4)]!;
+      at += [40 * 60_000, 5 * 3_600_000, 2 * DAY, 9 * DAY, 40 * DAY, 55 * DAY][rand(6)]!;
     }
   }
   return events;
@@ -86,9 +86,13 @@ async function load(target: Engine, events: WalEvent[]): Promise<void> {
   }
 }
 
-const NOW = Date.parse('2026-04-20T12:00:00Z');
+const NOW = Date.parse('2026-08-20T12:00:00Z');
 
-/** Parameter sets: periods of 1 to 32 days, every bucket, daily, deep, compare, two zones. */
+/**
+ * Parameter sets: periods of 1 day to 5 months, every bucket, daily, deep, compare, two zones.
+ * Visitors come back after up to 55 days, so long periods hold repeat visits whose previous one
+ * lies more than 33 days back (the loader's old look-back).
+ */
 const CASES: { zone: string; q: Record<string, string> }[] = [];
 for (const zone of ['UTC', 'Europe/Berlin']) {
   for (const [from, to] of [
@@ -97,8 +101,10 @@ for (const zone of ['UTC', 'Europe/Berlin']) {
     ['2026-03-20', '2026-04-02'],
     ['2026-03-01', '2026-03-30'],
     ['2026-03-08', '2026-04-08'],
+    ['2026-03-15', '2026-06-20'],
+    ['2026-03-01', '2026-07-31'],
   ] as const) {
-    CASES.push({ zone, q: { from, to, daily: '1', deep: '1', limit: '1000', compare: 'previous' } });
+    CASES.push({ zone, q: { from, to, daily: '1', deep: '1', limit: '250', compare: 'previous' } });
     CASES.push({ zone, q: { from, to, limit: '3' } });
   }
   CASES.push({ zone, q: { from: '2026-03-28', to: '2026-03-30', bucket: 'hour', limit: '1000' } });
@@ -106,6 +112,9 @@ for (const zone of ['UTC', 'Europe/Berlin']) {
     zone,
     q: { from: '2026-03-02', to: '2026-03-31', bucket: 'week', daily: '1', limit: '1000' },
   });
+  CASES.push({ zone, q: { from: '2026-03-01', to: '2026-07-31', bucket: 'month', limit: '1000' } });
+  // a week bucket clipped by a period that starts on a Wednesday
+  CASES.push({ zone, q: { from: '2026-03-11', to: '2026-04-05', bucket: 'week', limit: '1000' } });
 }
 
 async function reports(target: Engine, slow: boolean) {
@@ -141,6 +150,36 @@ describe('visitors from stored previous visits', () => {
     const repeats = fast.filter((r) => r.kpis.visits > r.kpis.visitors);
     expect(repeats.length).toBeGreaterThan(10);
     expect(fast).toEqual(slow);
+  });
+
+  it('come out the same after migration 5 finds the previous visits the old 33-day look-back left out', async () => {
+    const expected = await reports(engine, true);
+    engine.close();
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    // what the loader stored before version 5: no previous visit older than 33 days
+    const old = (column: string, start: string) =>
+      `${column} = CASE WHEN ${column} < ${start} - INTERVAL 33 DAYS THEN NULL ELSE ${column} END`;
+    const prevColumns = (
+      await connection.runAndReadAll(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sessions' AND column_name LIKE 'prev_%'",
+      )
+    )
+      .getRowsJS()
+      .map(([name]) => String(name));
+    expect(prevColumns).toHaveLength(17);
+    const cut = await connection.runAndReadAll(
+      `UPDATE sessions SET ${prevColumns.map((c) => old(c, 'started_at')).join(', ')}
+       WHERE ${prevColumns.map((c) => `${c} < started_at - INTERVAL 33 DAYS`).join(' OR ')}`,
+    );
+    expect(Number(cut.getRowsJS()[0]?.[0])).toBeGreaterThan(20);
+    await connection.run(`UPDATE events SET ${old('prev_view_at', 'visit_start')}`);
+    for (const statement of MIGRATIONS.find((m) => m.version === 5)!.statements)
+      await connection.run(statement);
+    connection.closeSync();
+    instance.closeSync();
+    engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });
+    expect(await reports(engine, false)).toEqual(expected);
   });
 
   it('come out the same when the schema migration computes them for stored visits', async () => {

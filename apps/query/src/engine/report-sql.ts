@@ -23,8 +23,8 @@ export interface ReportSqlInput {
   search?: string;
   /**
    * Count visitors from each visit's stored previous visits (`prev_*`, see visits-sql.ts
-   * PREV_SQL) instead of looking for repeat visitors. Only without filters (a filtered-out
-   * previous visit would hide a visitor) and for periods of at most FAST_MAX_DAYS days.
+   * PREV_SQL) instead of looking for repeat visitors. Only without filters: a filtered-out
+   * previous visit would hide a visitor.
    */
   fast?: boolean;
 }
@@ -38,9 +38,6 @@ function dayStarts(plan: TimePlan, p: Params): string[] {
   }
   return rows;
 }
-
-/** The longest period the stored previous visits answer for (the loader looks back 33 days). */
-export const FAST_MAX_DAYS = 32;
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -309,7 +306,9 @@ function slowVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: st
 /**
  * Visit rows from the stored previous visits: a visit is its visitor's first in the period (or
  * day, or chart bucket) with its value when the previous visit with that value started before
- * it, so visitors are a filtered count in the same pass as the visit sums. Rows carry
+ * it, so visitors are a filtered count in the same pass as the visit sums. A chart bucket is
+ * clipped to the period (a week bucket of a period starting on a Wednesday begins then), so its
+ * previous visit counts as before it when it lies before the bucket's week or before the period. Rows carry
  * `dup` = visits - visitors like the slow path's. Pushes its CTEs onto `ctes`.
  */
 function fastVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: string[]): string {
@@ -317,7 +316,7 @@ function fastVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: st
   const rows = [
     `SELECT ${keys('total', {})}, ${VISIT_AGGREGATES}, 0 AS hits, ${dup('np')} FROM s`,
     `SELECT ${keys('chart', { bkt: true })}, ${VISIT_AGGREGATES}, 0 AS hits,
-      ${dup('prev_bkt IS NULL OR prev_bkt < bkt')} FROM s GROUP BY bkt`,
+      ${dup('np OR prev_bkt < bkt')} FROM s GROUP BY bkt`,
   ];
   for (const d of dims) {
     if (!daily) {

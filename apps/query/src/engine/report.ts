@@ -7,7 +7,7 @@ import {
   VISIT_DIMENSIONS,
   type VisitDimension,
 } from './report-params.ts';
-import { buildReportQuery, FAST_MAX_DAYS } from './report-sql.ts';
+import { buildReportQuery } from './report-sql.ts';
 import type {
   BreakdownAnswer,
   BreakdownName,
@@ -124,9 +124,8 @@ export async function runReport(
     readTimePlan(db, timeZone, params.period, options),
     compare ? readTimePlan(db, timeZone, compare, options) : Promise.resolve(null),
   ]);
-  // the stored previous visits answer for short unfiltered periods (report-sql.ts, `fast`)
-  const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
-  const fast = params.filters.length === 0 && days <= FAST_MAX_DAYS && !slowReports;
+  // the stored previous visits answer for unfiltered periods (report-sql.ts, `fast`)
+  const fast = params.filters.length === 0 && !slowReports;
   const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
     db.read(
@@ -203,7 +202,6 @@ export async function runBreakdown(
 ): Promise<BreakdownAnswer> {
   const { params, name } = q;
   const timePlan = await readTimePlan(db, q.timeZone, params.period, options);
-  const days = dayNumber(params.period.to) - dayNumber(params.period.from) + 1;
   const pagesAndEvents = name === 'pages' || name === 'events';
   const rows = await db.read(
     buildReportQuery({
@@ -215,7 +213,7 @@ export async function runBreakdown(
       pagesAndEvents,
       daily: false,
       limit: params.limit,
-      fast: params.filters.length === 0 && days <= FAST_MAX_DAYS && !slowReports,
+      fast: params.filters.length === 0 && !slowReports,
       ...(q.search === undefined ? {} : { search: q.search }),
     }),
     options,
@@ -241,7 +239,6 @@ export async function runDailyVisitors(
   options: ReadOptions = {},
 ): Promise<number[]> {
   const timePlan = await readTimePlan(db, q.timeZone, q.period, options);
-  const days = dayNumber(q.period.to) - dayNumber(q.period.from) + 1;
   const rows = await db.read(
     buildReportQuery({
       site: q.site,
@@ -252,7 +249,7 @@ export async function runDailyVisitors(
       pagesAndEvents: false,
       daily: false,
       limit: 1,
-      fast: days <= FAST_MAX_DAYS && !slowReports,
+      fast: !slowReports,
     }),
     options,
   );

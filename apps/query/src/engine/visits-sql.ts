@@ -41,7 +41,8 @@ export const TOUCHED_BY_BATCH_SQL =
  */
 export const affectedSql = (touched: string) => `
 CREATE OR REPLACE TEMP TABLE affected AS
-SELECT n.site, n.visitor, least(n.min_at, coalesce(min(s.started_at), n.min_at)) AS lo
+SELECT n.site, n.visitor, md5_number_lower(n.visitor) AS visitor_key,
+  least(n.min_at, coalesce(min(s.started_at), n.min_at)) AS lo
 FROM (SELECT site, visitor, min(min_at) AS min_at FROM (${touched}) GROUP BY site, visitor) n
 LEFT JOIN sessions s
   ON s.site = n.site AND s.visitor = n.visitor
@@ -121,21 +122,20 @@ FROM joined`;
 
 /**
  * For each first view in the window (asg.visit_first): the start of the visitor's previous visit
- * with a first view of the same path (custom event name), among the window and the visitor's
- * stored first views of the 33 days before `lo` (older ones may be left out, as in PREV_SQL).
- * `$1` = min lo. The result, `asgp`, is `asg` with `prev_view_at`.
+ * with a first view of the same path (custom event name), among the window and ALL the visitor's
+ * stored first views before `lo`. Only the latest stored one per path (name) can be the previous
+ * one, so the stored ones are reduced to that before the window function. The result, `asgp`, is
+ * `asg` with `prev_view_at`.
  */
-/** How far back the loader looks for previous visits (PREV_VIEWS_SQL, PREV_SQL). */
-export const PREV_LOOKBACK = "INTERVAL '33 days'";
-
 export const PREV_VIEWS_SQL = `
 CREATE OR REPLACE TEMP TABLE asgp AS
 WITH cand AS (
-  SELECT e.site, e.id, e.ts, false AS fresh, e.visitor, e.kind,
-    CASE WHEN e.kind = 'pv' THEN e.path ELSE e.name END AS what, e.visit_start
-  FROM events e JOIN affected a ON e.site = a.site AND e.visitor = a.visitor
-  WHERE e.visit_first AND e.ts < a.lo AND e.ts >= a.lo - ${PREV_LOOKBACK}
-    AND e.ts >= $1 - ${PREV_LOOKBACK}
+  SELECT e.site, NULL AS id, NULL AS ts, false AS fresh, e.visitor, e.kind,
+    CASE WHEN e.kind = 'pv' THEN e.path ELSE e.name END AS what, max(e.visit_start) AS visit_start
+  FROM events e JOIN affected a
+    ON e.visitor_key = a.visitor_key AND e.site = a.site AND e.visitor = a.visitor
+  WHERE e.visit_first AND e.ts < a.lo
+  GROUP BY ALL
   UNION ALL
   SELECT a.site, a.id, a.ts, true, w.visitor, w.kind,
     CASE WHEN w.kind = 'pv' THEN w.path ELSE w.name END, a.visit_start
@@ -198,9 +198,8 @@ export const PREV_JOIN_MAX = 64;
 /**
  * Each rebuilt visit's previous visit by the same visitor (`prev_at`), and per dimension its
  * previous visit with the same value (`prev_<dimension>`; NULL is a value), among the rebuilt
- * visits and the visitor's stored visits that started in the 33 days before `lo` (the ones before
- * `lo` are not rebuilt). A previous visit older than that may come out NULL: reports use these only
- * for periods of at most 32 days, where such a visit lies before the period anyway. `$1` = min lo.
+ * visits and ALL the visitor's stored visits before `lo` (those are not rebuilt). Unfiltered
+ * reports of any period count visitors with them (report-sql.ts).
  *
  * Most visitors have a few candidate visits: a join with their earlier visits and one GROUP BY
  * with a filtered max per dimension gives every column at once. Window functions would sort the
@@ -211,9 +210,9 @@ CREATE OR REPLACE TEMP TABLE vprev AS
 WITH cand AS (
   SELECT s.site, s.visitor, s.started_at, false AS fresh,
     ${PREV_DIMENSIONS.map(([d, c]) => `s.${c} AS ${d}`).join(', ')}
-  FROM sessions s JOIN affected a ON s.site = a.site AND s.visitor = a.visitor
-  WHERE s.started_at < a.lo AND s.started_at >= a.lo - ${PREV_LOOKBACK}
-    AND s.started_at >= $1 - ${PREV_LOOKBACK}
+  FROM sessions s JOIN affected a
+    ON s.visitor_key = a.visitor_key AND s.site = a.site AND s.visitor = a.visitor
+  WHERE s.started_at < a.lo
   UNION ALL
   SELECT site, visitor, started_at, true, ${PREV_DIMENSIONS.map(([d, , f]) => `${f} AS ${d}`).join(', ')}
   FROM vis
