@@ -1,5 +1,8 @@
+import { createFootfallMcpServer, readAnswer } from '@footfall/mcp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { googleApi, syncSearchConsole } from '../../apps/query/src/search-console.ts';
+import { googleApi, searchDays, syncSearchConsole } from '../../apps/query/src/search-console.ts';
 import { type AccountsApp, type Agent, accountsApp } from '../accounts/harness.ts';
 import { type FakeGoogle, SERVICE_ACCOUNT, startFakeGoogle } from '../support/google.ts';
 
@@ -138,6 +141,27 @@ describe('Search Console', () => {
       '/guide': { clicks: 7, read: 0, flag: 'not_read' },
       '/read': { clicks: 7, read: 1, flag: null },
     });
+
+    // the MCP tool answers the same clicks and flags, and says so in words
+    const server = createFootfallMcpServer(
+      async (path, query) => readAnswer(await h.call('GET', `${path}?${query ?? ''}`, { agent: owner })),
+      'test',
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(clientSide);
+    const result = await client.callTool({
+      name: 'get_ai_search',
+      arguments: { site, from: '2026-02-01', to: '2026-02-28' },
+    });
+    await client.close();
+    const data = result.structuredContent as { pages: Page[]; search_console: unknown };
+    expect(data.pages).toEqual(after.pages);
+    expect(data.search_console).toEqual(after.search_console);
+    const [summary] = result.content as { text: string }[];
+    expect(summary?.text).toContain('2 pages with search clicks that no AI robot read (/docs, /guide)');
+    expect(summary?.text).toContain('search clicks from Search Console (sc-domain:example.com)');
   });
 
   it('pulls again after 12 hours, keeps a failure for owners to see, and disconnects', async () => {
@@ -164,5 +188,15 @@ describe('Search Console', () => {
     expect((await h.call('DELETE', `/api/v1/sites/${site}/search-console`, { agent: owner })).status).toBe(
       404,
     );
+  });
+});
+
+describe('the days a pull asks for', () => {
+  it("are the 30 days before today in Pacific time, Search Console's days", () => {
+    // 03:00 UTC on 2 March is still 1 March in California: 1 March has not finished
+    expect(searchDays(Date.parse('2026-03-02T03:00:00Z'))).toEqual({ from: '2026-01-30', to: '2026-02-28' });
+    expect(searchDays(Date.parse('2026-03-02T09:00:00Z'))).toEqual({ from: '2026-01-31', to: '2026-03-01' });
+    // across the change to daylight saving time (8 March 2026 in California)
+    expect(searchDays(Date.parse('2026-03-09T07:30:00Z'))).toEqual({ from: '2026-02-07', to: '2026-03-08' });
   });
 });

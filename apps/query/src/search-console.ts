@@ -25,7 +25,6 @@ const SEARCH_RETRY_MS = 3_600_000;
 const ROW_LIMIT = 25_000;
 const MAX_PAGES = 8;
 
-const DAY_MS = 86_400_000;
 const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 
 export interface GoogleApi {
@@ -166,10 +165,18 @@ export async function pullSearchClicks(
   return [...sums.values()];
 }
 
-/** The days a pull covers: the SEARCH_DAYS days before today (UTC, as Search Console's dates are near enough). */
+/** Search Console's days are Pacific time's (Google's documentation of the Search Analytics API). */
+const GOOGLE_DAYS = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles' });
+
+/**
+ * The days a pull covers: the SEARCH_DAYS days before today in Pacific time, the days Search
+ * Console counts clicks by. Reports take a Search Console day's clicks in the period with the same
+ * dates (as Search Console itself shows them), whatever the site's time zone.
+ */
 export function searchDays(now: number): { from: string; to: string } {
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { from: day(now - SEARCH_DAYS * DAY_MS), to: day(now - DAY_MS) };
+  const [y, m, d] = GOOGLE_DAYS.format(now).split('-').map(Number) as [number, number, number];
+  const day = (back: number) => new Date(Date.UTC(y, m - 1, d - back)).toISOString().slice(0, 10);
+  return { from: day(SEARCH_DAYS), to: day(1) };
 }
 
 /**

@@ -130,7 +130,7 @@ export function registerAiAndGoalTools(server: McpServer, kit: ToolKit): void {
     {
       title: 'AI & search',
       description:
-        'What AI assistants do with the site in a period: the visitors they sent and from which assistant, the AI robots that read it, and per page how often AI robots read it against the visitors assistants sent there as first page. A page flagged "no_credit" was read at least 10 times and no visitor was sent to it. Filters apply to the visitors; only a "page:<path>" filter narrows the robot reads.',
+        'What AI assistants do with the site in a period: the visitors they sent and from which assistant, the AI robots that read it, and per page how often AI robots read it against the visitors assistants sent there as first page, and (when the site is connected to Google Search Console) the search-engine clicks it got. A page flagged "no_credit" was read at least 10 times and no visitor was sent to it; "not_read" got at least 5 search clicks and no AI robot read it. Filters apply to the visitors; only a "page:<path>" filter narrows the robot reads.',
       inputSchema: period,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -146,7 +146,8 @@ export function registerAiAndGoalTools(server: McpServer, kit: ToolKit): void {
           referrers: { value: string | null; visitors: number }[];
           robots: { robot: string; kind: string; hits: number }[];
           reads: number;
-          pages: { path: string; read: number; sent: number; flag: string | null }[];
+          pages: { path: string; read: number; sent: number; clicks: number | null; flag: string | null }[];
+          search_console: { property: string; synced_at: string | null; robots_reported: boolean } | null;
         };
         const data = {
           site: s.domain,
@@ -159,17 +160,25 @@ export function registerAiAndGoalTools(server: McpServer, kit: ToolKit): void {
           robots: r.robots.slice(0, 20),
           reads: r.reads,
           pages: r.pages.slice(0, 30),
+          search_console: r.search_console,
         };
         const noCredit = r.pages.filter((p) => p.flag === 'no_credit');
+        const notRead = r.pages.filter((p) => p.flag === 'not_read');
+        const list = (pages: typeof r.pages) =>
+          pages
+            .slice(0, 3)
+            .map((p) => p.path)
+            .join(', ');
         const top = r.assistants[0];
         const summary = `${s.domain}, ${r.period.from} to ${r.period.to}: AI assistants sent ${r.visitors} visitors${top ? ` (most from ${top.value ?? 'an unknown assistant'}, ${top.visitors})` : ''}; AI robots read pages ${r.reads} times${
           noCredit.length > 0
-            ? `; ${noCredit.length} pages read often and never credited with a visitor (${noCredit
-                .slice(0, 3)
-                .map((p) => p.path)
-                .join(', ')})`
+            ? `; ${noCredit.length} pages read often and never credited with a visitor (${list(noCredit)})`
             : ''
-        }.`;
+        }${
+          notRead.length > 0
+            ? `; ${notRead.length} pages with search clicks that no AI robot read (${list(notRead)})`
+            : ''
+        }${r.search_console === null ? '' : `; search clicks from Search Console (${r.search_console.property})`}.`;
         return { summary, data };
       }),
   );

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryDeps } from '../deps.ts';
 import { createDuckDbEngine, type Engine } from '../engine/index.ts';
 import { ev, onStream } from '../engine/test-fixtures.ts';
-import { CHECK_MAX_LAG, checkMilestones, RECORD_MIN_DAYS } from './check.ts';
+import { CHECK_MAX_LAG, checkMilestones, latestRecord, RECORD_MIN_DAYS } from './check.ts';
 
 /**
  * The daily milestone check on real data: a real control database and a DuckDB engine loaded as
@@ -123,6 +123,33 @@ describe('the daily milestone check', () => {
     const found = await checkMilestones(deps, site);
     // 13 days before it are too few for a record; visitors and countries are off
     expect(found.map((m) => `${m.kind}:${m.step}`)).toEqual(['pageviews:100']);
+  });
+
+  it('tells the latest record of the days it missed while the service was down, with its date', async () => {
+    const day21 = Date.UTC(2026, 10, 21, 12);
+    for (let d = 19; d >= 0; d--) await visits(day21 - d * DAY, 12);
+    await visits(day21 + 2 * DAY, 40); // 23 November
+    await visits(day21 + 3 * DAY, 15);
+    await visits(day21 + 4 * DAY, 20); // 25 November, the finished day: no record after 40
+    setMilestoneKinds(control.ctl, site.id, ['record_day']);
+    // the check ran on the 22nd (for the 21st: 12 is no record), then the service was down
+    clock.set(Date.UTC(2026, 10, 22, 8));
+    expect(await checkMilestones(deps, site)).toEqual([]);
+    clock.set(Date.UTC(2026, 10, 26, 8));
+    const found = await checkMilestones(deps, site);
+    expect(found.map((m) => `${m.kind}:${m.step}:${m.value}@${m.day}`)).toEqual([
+      'record_day:2026-11-23:40@2026-11-23',
+    ]);
+  });
+
+  it('looks back from the finished day over the missed days only, at most a week', () => {
+    const flat = Array.from({ length: 20 }, () => 12);
+    // a record 3 days before the last: found looking back 3 days, not 2
+    expect(latestRecord([...flat, 40, 15, 20, 30], 3)).toBe(20);
+    expect(latestRecord([...flat, 40, 15, 20, 30], 2)).toBeNull();
+    // of two records, the later; a record needs RECORD_MIN_DAYS days before it
+    expect(latestRecord([...flat, 40, 50, 20], 2)).toBe(21);
+    expect(latestRecord([1, 2, 3, 50], 3)).toBeNull();
   });
 
   it('waits while the tailer catches up on a backlog, and checks the day once it has', async () => {

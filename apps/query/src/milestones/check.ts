@@ -26,14 +26,19 @@ export const CHECK_MAX_LAG = 1000;
 export const RECORD_MIN_DAYS = 14;
 /** ...and at least this many visitors (a best day of three is no news). */
 export const RECORD_MIN_VISITORS = 10;
+/**
+ * Days the check did not run on (the service was down) are looked at for a record this far back
+ * from the finished day; an older record is no news any more.
+ */
+export const RECORD_CATCH_UP_DAYS = 7;
 
 /**
  * The daily milestone check of one site (docs/milestones.md): once the site's day has finished
  * (in its time zone), counts what it reached by the end of that day and stores each milestone
  * not stored before. Of the round numbers only the highest new step of a kind is stored, so a site
- * that arrives with a long history gets one moment, not ten. A day the check did not run on (the
- * service was down) is not looked at again: its totals are in the next day's, but a record on it
- * is not told. Answers the milestones stored now.
+ * that arrives with a long history gets one moment, not ten. Days the check did not run on (the
+ * service was down) are in the next day's totals, and the latest record among them (at most
+ * RECORD_CATCH_UP_DAYS back) is told with its own date. Answers the milestones stored now.
  */
 export async function checkMilestones(
   deps: QueryDeps,
@@ -70,10 +75,14 @@ export async function checkMilestones(
         period: { from: firstDay, to: day },
         signal,
       });
-      const last = days.at(-1) ?? 0;
-      const before = days.slice(0, -1);
-      if (before.length >= RECORD_MIN_DAYS && last >= RECORD_MIN_VISITORS && last > Math.max(...before))
-        add({ kind: 'record_day', step: day, value: last });
+      // the finished day, and the days since the last check that it missed (a first check looks
+      // at the finished day only: a site arriving with a long history has no news of old records)
+      const missed = settings.checkedDay === null ? 0 : dayNumber(day) - dayNumber(settings.checkedDay) - 1;
+      const record = latestRecord(days, Math.min(missed, RECORD_CATCH_UP_DAYS - 1));
+      if (record !== null) {
+        const recordDay = dayString(dayNumber(firstDay) + record);
+        add({ kind: 'record_day', step: recordDay, value: days[record]!, day: recordDay });
+      }
     }
     if (on.has('first_goal') && site.modules.goals && !hasMilestone(ctl, site.id, 'first_goal')) {
       const goals = listGoalsNow(ctl, site.id);
@@ -123,4 +132,20 @@ export async function checkMilestones(
     setMilestoneCheckedDay(ctl, site.id, day);
   })();
   return found;
+}
+
+/**
+ * The index of the latest of the last `1 + back` days of `days` (visitors per day, oldest first)
+ * that had more visitors than every day before it, with RECORD_MIN_DAYS days before it and
+ * RECORD_MIN_VISITORS visitors; null when none did.
+ */
+export function latestRecord(days: readonly number[], back: number): number | null {
+  let best = 0;
+  const isRecord: boolean[] = [];
+  for (const [i, n] of days.entries()) {
+    isRecord.push(i >= RECORD_MIN_DAYS && n >= RECORD_MIN_VISITORS && n > best);
+    best = Math.max(best, n);
+  }
+  for (let i = days.length - 1; i >= Math.max(0, days.length - 1 - back); i--) if (isRecord[i]) return i;
+  return null;
 }
