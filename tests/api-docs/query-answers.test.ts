@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, PASSWORD } from '../accounts/harness.ts';
+import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
 import { sessionFlow, setupOwner, signIn, twoStepFlow } from './account-scenarios.ts';
 import { type CheckedContract, type DocumentedApp, documentedApp, loadContract } from './documented-app.ts';
 import { busy, rateLimited } from './limits.ts';
@@ -12,6 +13,16 @@ import {
   peopleFlow,
   siteFlow,
 } from './resource-scenarios.ts';
+import {
+  alertsFlow,
+  goalsAndFunnelsFlow,
+  milestonesFlow,
+  notesFlow,
+  searchConsoleFlow,
+  shareBusy,
+  sharesFlow,
+  webhookReceiver,
+} from './site-feature-scenarios.ts';
 import {
   type Callers,
   type SweepIds,
@@ -38,11 +49,20 @@ const apps: DocumentedApp[] = [];
 let who: Callers;
 let ids: SweepIds & { owner: string; viewer: string };
 const now = Date.now();
+let google: FakeGoogle;
+let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
 
 beforeAll(async () => {
   contract = await loadContract();
+  google = await startFakeGoogle('sc-domain:example.com');
+  hooks = await webhookReceiver();
   h = await documentedApp(contract, {
-    env: { FOOTFALL_OPERATOR_TOKEN: OPERATOR_TOKEN, FOOTFALL_API_TOKEN: API_TOKEN },
+    env: {
+      FOOTFALL_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      FOOTFALL_API_TOKEN: API_TOKEN,
+      FOOTFALL_UNSAFE_GOOGLE_API: google.url,
+      FOOTFALL_UNSAFE_OUTBOUND_ALLOW: hooks.hostPort,
+    },
   });
   apps.push(h);
   const owner = await setupOwner(h);
@@ -81,6 +101,8 @@ afterEach(() => {
 });
 afterAll(async () => {
   for (const app of apps) await app.cleanup();
+  await google?.close();
+  hooks?.server.close();
 });
 
 const owner = (): Agent => who.owner;
@@ -111,6 +133,15 @@ describe('the query API answers as docs/openapi.yaml says', () => {
     await siteFlow(h, owner(), who.viewer, API_TOKEN);
     await layoutAndAccessFlow(h, owner(), who.viewer, ids);
     await paymentConnectionFlow(h, owner(), ids.site);
+  });
+
+  it('answers notes, goals, funnels, alert destinations, share links, milestones and Search Console as documented', async () => {
+    await notesFlow(h, owner(), ids.site);
+    await goalsAndFunnelsFlow(h, owner(), ids.site);
+    await alertsFlow(h, owner(), ids.site, hooks.url);
+    await sharesFlow(h, owner(), ids.site);
+    await milestonesFlow(h, owner(), ids.site);
+    await searchConsoleFlow(h, owner(), ids.site, google);
   });
 
   it('answers the report, CSV, now, events, heatmap, retention and journey with data as documented', async () => {
@@ -154,6 +185,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
     const saturated = await documentedApp(contract, { checks: { maxConcurrent: 0, maxWaitMs: 1 } });
     apps.push(saturated);
     await busy(saturated);
+    await shareBusy(saturated);
   });
 
   it('has shown every documented status of every query operation at least once', () => {
@@ -171,6 +203,13 @@ describe('the query API answers as docs/openapi.yaml says', () => {
           'site-access',
           'reports',
           'payments',
+          'notes',
+          'goals',
+          'funnels',
+          'alerts',
+          'shares',
+          'milestones',
+          'search-console',
           'operator',
         ])
         .filter((status) => !NEEDS_A_PROVIDER[status]),
