@@ -147,17 +147,23 @@ export function buildReportQuery(input: ReportSqlInput): Query {
       FROM sessions
       WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}`;
   const ctes: string[] = [];
+  // The slow way reads `s` in joins and needs it computed once (inlined, a long period ran out of
+  // memory). The fast way reads it in plain GROUP BYs: inlined, each scans only its own columns of
+  // `sessions`, where a materialized `s` of a long period outgrew the memory limit and every scan
+  // of it read it back from disk (400 days of 2.3M visits under 256MB: 4.4 s materialized, 1.1 s
+  // inlined; 30 days: the same either way).
+  const visitsCte = fast ? 's AS NOT MATERIALIZED' : 's AS MATERIALIZED';
   if (fast && daily) {
     // a visit is its visitor's first of the day with its value when the previous visit with that
     // value started before the local day did: the day's first instant comes from this small
     // table (computed from the zone's offsets), not from per-row time zone arithmetic
     ctes.push(`ds(day, day_start) AS (VALUES ${dayStarts(input.plan, p).join(', ')})`);
-    ctes.push(`s AS MATERIALIZED (
+    ctes.push(`${visitsCte} (
       SELECT x.* EXCLUDE (${dims.map((d) => `prev_${d}`).join(', ')}),
         ${dims.map((d) => `(x.prev_${d} IS NULL OR x.prev_${d} < ds.day_start) AS nd_${d}`).join(', ')}
       FROM (${visits}) x LEFT JOIN ds USING (day))`);
   } else {
-    ctes.push(`s AS MATERIALIZED (${visits})`);
+    ctes.push(`${visitsCte} (${visits})`);
   }
   if (!fast) {
     // repeat visitors (more than one visit in the period) and, for day rows, their days;
