@@ -42,7 +42,7 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
       tellOutput(footfall, `footfall exited (code ${code}, signal ${signal}) before the test closed it`);
   });
   const restarts = setInterval(() => {
-    if (footfall.logs().some((l) => l.msg === 'child exited; restarting')) {
+    if (footfall.output().includes('"msg":"child exited; restarting"')) {
       clearInterval(restarts);
       tellOutput(footfall, 'a footfall child exited during the test');
     }

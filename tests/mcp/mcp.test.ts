@@ -72,6 +72,13 @@ beforeAll(async () => {
     kind: 'page',
     match: '/pricing',
   });
+  await owner.call('POST', `/api/v1/sites/${shop}/funnels`, {
+    name: 'Buy',
+    steps: [
+      { kind: 'page', match: '/pricing' },
+      { kind: 'page', match: '/checkout', name: 'Checkout' },
+    ],
+  });
   const limited = await owner.call<{ key: string; api_key: { sites: string[] | null } }>(
     'POST',
     '/api/v1/api-keys',
@@ -145,6 +152,8 @@ describe('the MCP server over Streamable HTTP', () => {
       'get_ai_robots',
       'get_ai_search',
       'get_breakdown',
+      'get_card',
+      'get_funnels',
       'get_goals',
       'get_live',
       'get_milestones',
@@ -250,6 +259,39 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(moments.data.moments).toEqual(momentsApi.moments);
     expect(moments.data.moments[0]).toMatchObject({ kind: 'peak', count: 3 });
     expect(moments.summary).toContain('busiest');
+    const funnels = await call(client, 'get_funnels', { site: shop, from, to });
+    const funnelsApi = await api<{ funnels: { steps: { visitors: number }[] }[] }>(
+      keyAll,
+      `${base}/report/funnels?from=${from}&to=${to}`,
+    );
+    expect(funnelsApi.funnels[0]?.steps.map((step) => step.visitors)).toEqual([1, 0]);
+    expect(funnels.data.funnels).toEqual([
+      {
+        name: 'Buy',
+        within_days: null,
+        steps: [
+          { name: '/pricing', kind: 'page', match: '/pricing', visitors: 1, dropped: 0, rate: 1 },
+          { name: 'Checkout', kind: 'page', match: '/checkout', visitors: 0, dropped: 1, rate: 0 },
+        ],
+      },
+    ]);
+    expect(funnels.summary).toContain('Buy 1 → 0 visitors (0% through)');
+
+    const card = await call(client, 'get_card', {
+      site: shop,
+      kind: 'pageviews',
+      window: '30d',
+      theme: 'dark',
+    });
+    expect(card.summary).toBe(
+      'The card of shop.localhost: pageviews of the last 30 days, dark, 1200 × 630 PNG.',
+    );
+    const image = card.result.content.find((c) => c.type === 'image') as { data: string; mimeType: string };
+    expect(image.mimeType).toBe('image/png');
+    const png = Buffer.from(image.data, 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+
     const milestones = await call(client, 'get_milestones', { site: shop });
     expect(milestones.data.milestones).toEqual([]);
     expect(milestones.summary).toContain('No milestone reached yet');

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ApiGet } from './api.ts';
+import type { ApiGet, ApiImage } from './api.ts';
 import { type PeriodInput, period } from './inputs.ts';
 import type { Report, Site } from './summaries.ts';
 
@@ -10,12 +10,15 @@ export interface ToolKit {
   get: ApiGet;
   siteBase: (id: string) => string;
   periodQuery: (input: PeriodInput) => Promise<{ query: URLSearchParams; site: Site }>;
-  answer: (run: () => Promise<{ summary: string; data: Record<string, unknown> }>) => Promise<CallToolResult>;
+  answer: (
+    run: () => Promise<{ summary: string; data: Record<string, unknown>; image?: ApiImage }>,
+  ) => Promise<CallToolResult>;
 }
 
 /**
  * The tools about what AI does with a site and what visits convert: `get_ai_robots`,
- * `get_goals` and `get_ai_search`, each reading its `/api/v1` route with the caller's key.
+ * `get_goals`, `get_funnels` and `get_ai_search`, each reading its `/api/v1` route with the
+ * caller's key.
  */
 export function registerAiAndGoalTools(server: McpServer, kit: ToolKit): void {
   const { get, siteBase, periodQuery, answer } = kit;
@@ -122,6 +125,59 @@ export function registerAiAndGoalTools(server: McpServer, kit: ToolKit): void {
                   )
                   .join('; ')}.`;
         return { summary, data };
+      }),
+  );
+
+  server.registerTool(
+    'get_funnels',
+    {
+      title: 'Funnels',
+      description:
+        "The site's funnels (ordered steps: pages or custom events) for the period and filters: per step the visitors who reached it, those of the step before who dropped, and the share of step one's visitors still there. A funnel counts its steps within one visit, or across visits within its `within_days`.",
+      inputSchema: period,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      answer(async () => {
+        const { query, site: s } = await periodQuery(input);
+        const r = (await get(`${siteBase(input.site)}/report/funnels`, query)) as {
+          period: { from: string; to: string };
+          funnels: {
+            name: string;
+            within_days: number | null;
+            steps: {
+              name?: string;
+              kind: string;
+              match: string;
+              visitors: number;
+              dropped: number;
+              rate: number;
+            }[];
+          }[];
+        };
+        const funnels = r.funnels.map((f) => ({
+          name: f.name,
+          within_days: f.within_days,
+          steps: f.steps.map(({ name, kind, match, visitors, dropped, rate }) => ({
+            name: name ?? match,
+            kind,
+            match,
+            visitors,
+            dropped,
+            rate,
+          })),
+        }));
+        const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
+        const summary =
+          funnels.length === 0
+            ? `${s.domain} has no funnels yet.`
+            : `${s.domain}, ${r.period.from} to ${r.period.to}: ${funnels
+                .map(
+                  (f) =>
+                    `${f.name} ${f.steps.map((step) => step.visitors).join(' → ')} visitors (${pct(f.steps.at(-1)?.rate ?? 0)} through)`,
+                )
+                .join('; ')}.`;
+        return { summary, data: { site: s.domain, period: r.period, funnels } };
       }),
   );
 

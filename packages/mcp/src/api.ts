@@ -17,8 +17,24 @@ export class FootfallApiError extends Error {
   }
 }
 
-/** Reads an answer of the API: its JSON, or a FootfallApiError with the API's code and message. */
+/** An image the API answered (a card), base64 as MCP's image content carries it. */
+export interface ApiImage {
+  mimeType: string;
+  data: string;
+}
+
+/**
+ * Reads an answer of the API: its JSON (an image as an ApiImage), or a FootfallApiError with the
+ * API's code and message.
+ */
 export async function readAnswer(res: Response): Promise<unknown> {
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (res.ok && type.startsWith('image/')) {
+    return {
+      mimeType: type,
+      data: Buffer.from(await res.arrayBuffer()).toString('base64'),
+    } satisfies ApiImage;
+  }
   const text = await res.text();
   let body: unknown;
   try {

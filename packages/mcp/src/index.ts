@@ -1,2 +1,2 @@
-export { type ApiGet, FootfallApiError, httpApi, readAnswer } from './api.ts';
+export { type ApiGet, type ApiImage, FootfallApiError, httpApi, readAnswer } from './api.ts';
 export { BREAKDOWNS, createFootfallMcpServer } from './server.ts';

@@ -2,7 +2,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { registerAiAndGoalTools } from './ai-goal-tools.ts';
-import { type ApiGet, FootfallApiError } from './api.ts';
+import { type ApiGet, type ApiImage, FootfallApiError } from './api.ts';
+import { registerCardTool } from './card-tool.ts';
 import { DIMENSIONS_DOC } from './dimensions.ts';
 import { type PeriodInput, period } from './inputs.ts';
 import {
@@ -98,16 +99,20 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
     return { query, site: s };
   }
 
-  /** A tool's answer: the summary, then the JSON; an API refusal as a tool error in its words. */
+  /**
+   * A tool's answer: the summary, then the JSON (and an image the tool drew, after them); an API
+   * refusal as a tool error in its words.
+   */
   const answer = async (
-    run: () => Promise<{ summary: string; data: Record<string, unknown> }>,
+    run: () => Promise<{ summary: string; data: Record<string, unknown>; image?: ApiImage }>,
   ): Promise<CallToolResult> => {
     try {
-      const { summary, data } = await run();
+      const { summary, data, image } = await run();
       return {
         content: [
           { type: 'text', text: summary },
           { type: 'text', text: JSON.stringify(data) },
+          ...(image ? [{ type: 'image' as const, data: image.data, mimeType: image.mimeType }] : []),
         ],
         structuredContent: data,
       };
@@ -381,6 +386,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
 
   registerAiAndGoalTools(server, { get, siteBase, periodQuery, answer });
   registerTimelineTools(server, { get, siteBase, periodQuery, answer });
+  registerCardTool(server, { get, siteBase, periodQuery, answer });
 
   server.registerResource(
     'sites',
