@@ -8,6 +8,8 @@ import type { Report, Site } from './summaries.ts';
 /** What the tools here share with the rest of the server (server.ts). */
 export interface ToolKit {
   get: ApiGet;
+  /** the site as the API answers it for the caller (a refusal when they may not read it) */
+  site: (id: string) => Promise<Site>;
   siteBase: (id: string) => string;
   periodQuery: (input: PeriodInput) => Promise<{ query: URLSearchParams; site: Site }>;
   answer: (

@@ -12,7 +12,7 @@ const WINDOWS = { '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 't
  * post. The numbers themselves are the report tools' job.
  */
 export function registerCardTool(server: McpServer, kit: ToolKit): void {
-  const { get, siteBase, periodQuery, answer } = kit;
+  const { get, site, siteBase, answer } = kit;
   server.registerTool(
     'get_card',
     {
@@ -32,7 +32,7 @@ export function registerCardTool(server: McpServer, kit: ToolKit): void {
     },
     (input) =>
       answer(async () => {
-        const { site: s } = await periodQuery({ site: input.site });
+        const s = await site(input.site);
         const kind = input.kind ?? 'visitors';
         const window = input.window ?? '7d';
         const theme = input.theme ?? 'light';

@@ -384,9 +384,10 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
       }),
   );
 
-  registerAiAndGoalTools(server, { get, siteBase, periodQuery, answer });
-  registerTimelineTools(server, { get, siteBase, periodQuery, answer });
-  registerCardTool(server, { get, siteBase, periodQuery, answer });
+  const kit = { get, site, siteBase, periodQuery, answer };
+  registerAiAndGoalTools(server, kit);
+  registerTimelineTools(server, kit);
+  registerCardTool(server, kit);
 
   server.registerResource(
     'sites',

@@ -23,8 +23,8 @@ export interface ReportSqlInput {
   search?: string;
   /**
    * Count visitors from each visit's stored previous visits (`prev_*`, see visits-sql.ts
-   * PREV_SQL) instead of looking for repeat visitors. Only without filters: a filtered-out
-   * previous visit would hide a visitor.
+   * PREV_SQL) instead of looking for repeat visitors. Taken only without filters (a
+   * filtered-out previous visit would hide a visitor): with filters the report looks for them.
    */
   fast?: boolean;
 }
@@ -317,9 +317,9 @@ function slowVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: st
  * Visit rows from the stored previous visits: a visit is its visitor's first in the period (or
  * day, or chart bucket) with its value when the previous visit with that value started before
  * it, so visitors are a filtered count in the same pass as the visit sums. A chart bucket is
- * clipped to the period (a week bucket of a period starting on a Wednesday begins then), so its
- * previous visit counts as before it when it lies before the bucket's week or before the period. Rows carry
- * `dup` = visits - visitors like the slow path's. Pushes its CTEs onto `ctes`.
+ * clipped to the period (a week bucket of a period starting on a Wednesday begins then), so a
+ * previous visit counts as before it when it lies before the bucket's week or before the period.
+ * Rows carry `dup` = visits - visitors like the slow path's. Pushes its CTEs onto `ctes`.
  */
 function fastVisitRows(dims: readonly VisitDimension[], daily: boolean, ctes: string[]): string {
   const dup = (isNew: string) => `count(*) - count(*) FILTER (WHERE ${isNew}) AS dup`;

@@ -124,8 +124,8 @@ export async function runReport(
     readTimePlan(db, timeZone, params.period, options),
     compare ? readTimePlan(db, timeZone, compare, options) : Promise.resolve(null),
   ]);
-  // the stored previous visits answer for unfiltered periods (report-sql.ts, `fast`)
-  const fast = params.filters.length === 0 && !slowReports;
+  // unfiltered, the stored previous visits count visitors (report-sql.ts, `fast`)
+  const fast = !slowReports;
   const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
     db.read(
@@ -213,7 +213,7 @@ export async function runBreakdown(
       pagesAndEvents,
       daily: false,
       limit: params.limit,
-      fast: params.filters.length === 0 && !slowReports,
+      fast: !slowReports,
       ...(q.search === undefined ? {} : { search: q.search }),
     }),
     options,
