@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../apps/query/src/engine/migrations.ts';
  * need reports heavy enough to run for seconds (loading that many events through the gateway would
  * take minutes). `visits` visits spread over `days` days before `endMs`, each of 1 to 5 pageviews
  * of 400 paths, by a third as many visitors. The rows are what the loader would store, the
- * previous-visit columns computed by migration 5's statements (from all visits), as unfiltered
+ * previous-visit columns computed by migrations 5 and 6 (from all visits), as unfiltered
  * reports read them.
  */
 export async function synthesizeVisits(
@@ -53,9 +53,12 @@ export async function synthesizeVisits(
        visitor, md5_number_lower(visitor), 'cookie', channel, device, i, started_at, true
      FROM v, range(5) r(k) WHERE k < pageviews`,
   );
-  const recompute = MIGRATIONS.find((m) => m.version === 5);
-  if (!recompute) throw new Error('migration 5 (previous visits from all visits) is missing');
-  for (const statement of recompute.statements) await c.run(statement);
+  // migration 5 computes the previous visits from all visits, 6 stores them as the loader does
+  for (const version of [5, 6]) {
+    const migration = MIGRATIONS.find((m) => m.version === version);
+    if (!migration) throw new Error(`migration ${version} (previous visits) is missing`);
+    for (const statement of migration.statements) await c.run(statement);
+  }
   c.closeSync();
   instance.closeSync();
 }

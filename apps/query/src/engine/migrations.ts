@@ -248,8 +248,24 @@ const V5: Migration = {
   ],
 };
 
+const V6: Migration = {
+  version: 6,
+  name: "each visit's previous same-value visits stored mostly as NULL: NULL when it is the previous visit, -infinity when there is none",
+  statements: [
+    // Written out (not storedPrevSql): a released migration never changes. Until version 5 a
+    // prev_<dimension> column held the time itself, NULL when there was none; most equal prev_at.
+    // Now NULL means "the same as prev_at" and '-infinity' means none (visits-sql.ts). The columns
+    // are rewritten in one statement, so no row is read half converted.
+    `UPDATE sessions SET ${V5_DIMENSIONS.map(
+      ([d]) =>
+        `prev_${d} = CASE WHEN prev_${d} IS NOT DISTINCT FROM prev_at THEN NULL ELSE coalesce(prev_${d}, '-infinity'::TIMESTAMPTZ) END`,
+    ).join(',\n       ')}
+     WHERE prev_at IS NOT NULL`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5, V6];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

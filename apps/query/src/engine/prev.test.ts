@@ -6,7 +6,7 @@ import type { WalEvent } from '@footfall/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import { ev, onStream } from './test-fixtures.ts';
-import { PREV_JOIN_MAX } from './visits-sql.ts';
+import { PREV_JOIN_MAX, prevSameValueSql } from './visits-sql.ts';
 
 /**
  * The loader stores each visit's previous visit, overall and per dimension value (PREV_SQL): by a
@@ -24,6 +24,7 @@ const COLUMNS = [
   ['prev_browser', 'browser'],
   ['prev_device', 'device'],
 ] as const;
+const SAME_VALUE = COLUMNS.map(([c]) => c).filter((c) => c !== 'prev_at');
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -84,12 +85,18 @@ describe('previous visits stored by the loader', () => {
     const connection = await instance.connect();
     const lagOf = (column: string) =>
       `lag(started_at) OVER (PARTITION BY site, visitor${column === 'NULL' ? '' : `, ${column}`} ORDER BY started_at)`;
+    // the time itself, NULL when there is none (as lag() gives it), from the stored form
+    const read = (column: string) =>
+      column === 'prev_at'
+        ? column
+        : `nullif(${prevSameValueSql(column.slice(5))}, '-infinity'::TIMESTAMPTZ)`;
     const rows = (
       await connection.runAndReadAll(
         `SELECT visitor = 'shared' AS heavy, count(*) AS visits,
-          ${COLUMNS.map(([c]) => `count(*) FILTER (WHERE ${c} IS DISTINCT FROM want_${c}) AS wrong_${c}`).join(', ')},
-          count(*) FILTER (WHERE prev_channel IS NOT NULL) AS with_prev,
-          count(*) FILTER (WHERE prev_campaign < started_at - INTERVAL 33 DAYS) AS far_campaign,
+          ${COLUMNS.map(([c]) => `count(*) FILTER (WHERE ${read(c)} IS DISTINCT FROM want_${c}) AS wrong_${c}`).join(', ')},
+          ${SAME_VALUE.map((c) => `count(*) FILTER (WHERE ${c} = prev_at) AS stored_full_${c}`).join(', ')},
+          count(*) FILTER (WHERE ${read('prev_channel')} IS NOT NULL) AS with_prev,
+          count(*) FILTER (WHERE ${read('prev_campaign')} < started_at - INTERVAL 33 DAYS) AS far_campaign,
           count(*) FILTER (WHERE prev_at < started_at - INTERVAL 33 DAYS) AS far_prev
         FROM (SELECT *, ${COLUMNS.map(([c, d]) => `${lagOf(d)} AS want_${c}`).join(', ')} FROM sessions)
         GROUP BY heavy ORDER BY heavy`,
@@ -110,6 +117,8 @@ describe('previous visits stored by the loader', () => {
     for (const row of rows) {
       expect(Number(row['with_prev'])).toBeGreaterThan(10);
       for (const [c] of COLUMNS) expect(Number(row[`wrong_${c}`]), c).toBe(0);
+      // stored as NULL when it is the previous visit (storedPrevSql), never as the same time
+      for (const c of SAME_VALUE) expect(Number(row[`stored_full_${c}`]), c).toBe(0);
     }
   });
 });

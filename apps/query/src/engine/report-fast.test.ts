@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { WalEvent } from '@footfall/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
@@ -10,6 +10,7 @@ import { MIGRATIONS } from './migrations.ts';
 import { useSlowReports } from './report.ts';
 import { parseReportParams } from './report-params.ts';
 import { ev, onStream } from './test-fixtures.ts';
+import { prevSameValueSql } from './visits-sql.ts';
 
 /**
  * Unfiltered reports count visitors from each visit's stored previous visits (the fast
@@ -142,6 +143,26 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Turns the stored previous visits back into what versions before 6 stored (visits-sql.ts
+ * storedPrevSql): each one's time, NULL when there is none.
+ */
+async function storeRaw(connection: DuckDBConnection): Promise<void> {
+  const sameValue = (
+    await connection.runAndReadAll(
+      "SELECT column_name FROM duckdb_columns() WHERE table_name = 'sessions' AND column_name LIKE 'prev_%' AND column_name <> 'prev_at'",
+    )
+  )
+    .getRowsJS()
+    .map(([name]) => String(name).slice('prev_'.length));
+  expect(sameValue).toHaveLength(16);
+  await connection.run(
+    `UPDATE sessions SET ${sameValue
+      .map((d) => `prev_${d} = nullif(${prevSameValueSql(d)}, '-infinity'::TIMESTAMPTZ)`)
+      .join(', ')}`,
+  );
+}
+
 describe('visitors from stored previous visits', () => {
   it('give the same reports as looking for repeat visitors, for every period, bucket and zone', async () => {
     const fast = await reports(engine, false);
@@ -168,14 +189,16 @@ describe('visitors from stored previous visits', () => {
       .getRowsJS()
       .map(([name]) => String(name));
     expect(prevColumns).toHaveLength(17);
+    await storeRaw(connection);
     const cut = await connection.runAndReadAll(
       `UPDATE sessions SET ${prevColumns.map((c) => old(c, 'started_at')).join(', ')}
        WHERE ${prevColumns.map((c) => `${c} < started_at - INTERVAL 33 DAYS`).join(' OR ')}`,
     );
     expect(Number(cut.getRowsJS()[0]?.[0])).toBeGreaterThan(20);
     await connection.run(`UPDATE events SET ${old('prev_view_at', 'visit_start')}`);
-    for (const statement of MIGRATIONS.find((m) => m.version === 5)!.statements)
-      await connection.run(statement);
+    for (const version of [5, 6])
+      for (const statement of MIGRATIONS.find((m) => m.version === version)!.statements)
+        await connection.run(statement);
     connection.closeSync();
     instance.closeSync();
     engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });
@@ -199,9 +222,12 @@ describe('visitors from stored previous visits', () => {
       'prev_browser',
       'prev_entry_page',
     ];
+    await storeRaw(connection);
     await connection.run(`UPDATE sessions SET ${columns.map((c) => `${c} = NULL`).join(', ')}`);
     await connection.run('UPDATE events SET prev_view_at = NULL');
     for (const backfill of backfills) await connection.run(backfill);
+    for (const statement of MIGRATIONS.find((m) => m.version === 6)!.statements)
+      await connection.run(statement);
     connection.closeSync();
     instance.closeSync();
     engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });

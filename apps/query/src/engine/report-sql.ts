@@ -4,6 +4,7 @@ import { DIMENSION_COLUMNS, filterSql } from './filters.ts';
 import type { Bucket, Filter, VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
 import { instant, localMsSql, offsetAt, type TimePlan } from './time-plan.ts';
+import { prevSameValueSql } from './visits-sql.ts';
 
 /** What one report statement computes. */
 export interface ReportSqlInput {
@@ -136,8 +137,10 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     ? [
         `(prev_at IS NULL OR prev_at < ${start}) AS np`,
         `${bucketKeySql(input.bucket, 'prev_at', localMsSql('prev_at', input.plan, p))} AS prev_bkt`,
-        ...dims.map((d) => `(prev_${d} IS NULL OR prev_${d} < ${start}) AS np_${d}`),
-        ...(daily ? dims.map((d) => `prev_${d}`) : []),
+        ...dims.map(
+          (d) => `(${prevSameValueSql(d)} IS NULL OR ${prevSameValueSql(d)} < ${start}) AS np_${d}`,
+        ),
+        ...(daily ? dims.map((d) => `${prevSameValueSql(d)} AS prev_${d}`) : []),
       ]
     : [];
   // a bounce is a visit of exactly one pageview and no custom event (engagement and vitals
