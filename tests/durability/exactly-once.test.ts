@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import { visitorKey } from '../support/visitor-key.ts';
 import { Cluster } from './cluster.ts';
 import { planEvents, seeded } from './plan.ts';
 import { settledTotals } from './report.ts';
@@ -123,8 +124,8 @@ describe('exactly once through crashes and restarts', () => {
     expect(stored.events).toHaveLength(n);
     for (const e of stored.events) {
       const sent = ledger.events.get(e.id)!;
-      if (e.kind !== sent.kind || e.visitor !== sent.visitor)
-        throw new Error(`event ${e.id} stored as ${e.kind} of ${e.visitor}`);
+      if (e.kind !== sent.kind || e.visitorKey !== visitorKey(sent.visitor))
+        throw new Error(`event ${e.id} stored as ${e.kind} of visitor key ${e.visitorKey}`);
     }
 
     // visits: every event in the visit the 30-minute rule gives, counts right, none overlapping

@@ -7,7 +7,8 @@ import { listWalStreams, openWalReader } from '@footfall/wal';
 export interface StoredEvent {
   id: string;
   kind: string;
-  visitor: string;
+  /** the visitor id's `visitor_key` (events store only that; see support/visitor-key.ts) */
+  visitorKey: string;
   /** epoch ms */
   ts: number;
   sessionId: string | null;
@@ -18,7 +19,7 @@ export interface StoredEvent {
 /** One stored visit row. */
 export interface StoredVisit {
   sessionId: string;
-  visitor: string;
+  visitorKey: string;
   startedAt: number;
   lastAt: number;
   pageviews: number;
@@ -49,27 +50,27 @@ export async function readStored(path: string, site: string): Promise<StoredAnal
       (await connection.runAndReadAll(sql, [site])).getRowObjectsJS() as Record<string, unknown>[];
     const events = (
       await rows(
-        `SELECT id, kind, visitor, epoch_ms(ts) AS ts, session_id::VARCHAR AS session_id,
+        `SELECT id, kind, visitor_key::VARCHAR AS visitor_key, epoch_ms(ts) AS ts, session_id::VARCHAR AS session_id,
            epoch_ms(visit_start) AS visit_start
          FROM events WHERE site = $1`,
       )
     ).map((r) => ({
       id: text(r.id),
       kind: text(r.kind),
-      visitor: text(r.visitor),
+      visitorKey: text(r.visitor_key),
       ts: num(r.ts),
       sessionId: orNull(r.session_id, text),
       visitStart: orNull(r.visit_start, num),
     }));
     const visits = (
       await rows(
-        `SELECT session_id::VARCHAR AS session_id, visitor, epoch_ms(started_at) AS started_at,
+        `SELECT session_id::VARCHAR AS session_id, visitor_key::VARCHAR AS visitor_key, epoch_ms(started_at) AS started_at,
            epoch_ms(last_at) AS last_at, pageviews, events
          FROM sessions WHERE site = $1`,
       )
     ).map((r) => ({
       sessionId: text(r.session_id),
-      visitor: text(r.visitor),
+      visitorKey: text(r.visitor_key),
       startedAt: num(r.started_at),
       lastAt: num(r.last_at),
       pageviews: num(r.pageviews),

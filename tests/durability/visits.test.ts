@@ -9,10 +9,10 @@ const ev = (
   kind = 'pv',
   sessionId: string | null = 's1',
   visitStart: number | null = 0,
-) => ({ id, kind, visitor: 'v', ts, sessionId, visitStart }) satisfies StoredEvent;
+) => ({ id, kind, visitorKey: 'v', ts, sessionId, visitStart }) satisfies StoredEvent;
 const visit = (over: Partial<StoredVisit> = {}): StoredVisit => ({
   sessionId: 's1',
-  visitor: 'v',
+  visitorKey: 'v',
   startedAt: 0,
   lastAt: 30 * MIN,
   pageviews: 2,

@@ -4,6 +4,7 @@ const GAP_MS = 30 * 60 * 1000;
 
 /** A visit as the documented rule makes it from the stored events. */
 export interface ExpectedVisit {
+  /** the visitor's `visitor_key` */
   visitor: string;
   startedAt: number;
   lastAt: number;
@@ -21,9 +22,9 @@ export function expectedVisits(events: readonly StoredEvent[]): ExpectedVisit[] 
   const byVisitor = new Map<string, StoredEvent[]>();
   for (const e of events) {
     if (e.kind !== 'pv' && e.kind !== 'ev') continue;
-    const list = byVisitor.get(e.visitor) ?? [];
+    const list = byVisitor.get(e.visitorKey) ?? [];
     list.push(e);
-    byVisitor.set(e.visitor, list);
+    byVisitor.set(e.visitorKey, list);
   }
   const visits: ExpectedVisit[] = [];
   for (const [visitor, list] of byVisitor) {
@@ -54,7 +55,7 @@ export function visitProblems(events: readonly StoredEvent[], stored: readonly S
   const key = (visitor: string, start: number) => `${visitor}@${new Date(start).toISOString()}`;
   const storedByKey = new Map<string, StoredVisit>();
   for (const v of stored) {
-    const k = key(v.visitor, v.startedAt);
+    const k = key(v.visitorKey, v.startedAt);
     if (storedByKey.has(k)) problems.push(`two stored visits start at ${k}`);
     storedByKey.set(k, v);
   }
@@ -87,7 +88,7 @@ export function visitProblems(events: readonly StoredEvent[], stored: readonly S
       problems.push(`stored visit ${k} (${v.pageviews} pageviews) has no events that make it`);
   }
   const byVisitor = new Map<string, StoredVisit[]>();
-  for (const v of stored) byVisitor.set(v.visitor, [...(byVisitor.get(v.visitor) ?? []), v]);
+  for (const v of stored) byVisitor.set(v.visitorKey, [...(byVisitor.get(v.visitorKey) ?? []), v]);
   for (const [visitor, list] of byVisitor) {
     list.sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < list.length; i++) {

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../apps/query/src/engine/migrations.ts';
  * need reports heavy enough to run for seconds (loading that many events through the gateway would
  * take minutes). `visits` visits spread over `days` days before `endMs`, each of 1 to 5 pageviews
  * of 400 paths, by a third as many visitors. The rows are what the loader would store, the
- * previous-visit columns computed by migrations 5 and 6 (from all visits), as unfiltered
+ * previous-visit columns computed as migrations 5 and 6 do (from all visits), as unfiltered
  * reports read them.
  */
 export async function synthesizeVisits(
@@ -47,18 +47,28 @@ export async function synthesizeVisits(
      FROM v`,
   );
   await c.run(
-    `INSERT INTO events (site, id, ts, kind, host, path, visitor, visitor_key, id_mode, channel, device,
+    `INSERT INTO events (site, id, ts, kind, host, path, visitor_key, id_mode, channel, device,
        session_id, visit_start, visit_first)
      SELECT site, 'syn-' || i || '-' || k, started_at + to_minutes(k), 'pv', 'example.com', '/p' || ((i + k) % 400),
-       visitor, md5_number_lower(visitor), 'cookie', channel, device, i, started_at, true
+       md5_number_lower(visitor), 'cookie', channel, device, i, started_at, true
      FROM v, range(5) r(k) WHERE k < pageviews`,
   );
-  // migration 5 computes the previous visits from all visits, 6 stores them as the loader does
-  for (const version of [5, 6]) {
-    const migration = MIGRATIONS.find((m) => m.version === version);
-    if (!migration) throw new Error(`migration ${version} (previous visits) is missing`);
-    for (const statement of migration.statements) await c.run(statement);
-  }
+  // the previous visits from all visits, as migration 5 computes them, stored as migration 6 does;
+  // each first view's previous one likewise, by visitor_key (events have no visitor string)
+  const [visits] = MIGRATIONS.find((m) => m.version === 5)?.statements ?? [];
+  const [stored] = MIGRATIONS.find((m) => m.version === 6)?.statements ?? [];
+  if (!visits?.startsWith('UPDATE sessions') || !stored?.startsWith('UPDATE sessions'))
+    throw new Error('migrations 5 and 6 (previous visits) are not what this expects');
+  await c.run(visits);
+  await c.run(stored);
+  await c.run(
+    `UPDATE events SET prev_view_at = p.prev_view_at
+     FROM (
+       SELECT site, id, ts,
+         lag(visit_start) OVER (PARTITION BY site, visitor_key, kind, path ORDER BY visit_start) AS prev_view_at
+       FROM events WHERE visit_first) p
+     WHERE events.site = p.site AND events.id = p.id AND events.ts = p.ts`,
+  );
   c.closeSync();
   instance.closeSync();
 }

@@ -103,7 +103,7 @@ export async function runGoalPayers(
           make_timestamptz((unnest(${ats}::DOUBLE[]) * 1000)::BIGINT) AS at
       ), ev AS MATERIALIZED (
         SELECT a.idx, e.kind, e.name, e.path, e.props FROM a JOIN events e
-          ON e.site = ${site} AND e.visitor = a.visitor AND e.kind IN ('pv', 'ev')
+          ON e.site = ${site} AND e.visitor_key = md5_number_lower(a.visitor) AND e.kind IN ('pv', 'ev')
           AND e.ts < a.at + INTERVAL ${PAYMENT_TIME_PRECISION_MS} MILLISECOND
           AND e.ts > a.at - INTERVAL ${ATTRIBUTION_WINDOW_DAYS} DAY
       )

@@ -31,9 +31,10 @@ export const CARRY_LINKS_SQL = [
  */
 export const CARRY_PAIRS_SQL = `
 CREATE OR REPLACE TEMP TABLE carry_pairs AS
-SELECT DISTINCT c.site, c.p, c.x
-FROM visit_carries c JOIN new_ev n ON n.site = c.site AND n.visitor IN (c.p, c.x)
-WHERE n.ts <= c.last_at + ${VISIT_GAP}`;
+SELECT site, p, x, md5_number_lower(p) AS pk, md5_number_lower(x) AS xk FROM (
+  SELECT DISTINCT c.site, c.p, c.x
+  FROM visit_carries c JOIN new_ev n ON n.site = c.site AND n.visitor IN (c.p, c.x)
+  WHERE n.ts <= c.last_at + ${VISIT_GAP})`;
 
 /**
  * x's events (stored and new) that continue a visit of p: activity in a stretch whose first
@@ -43,8 +44,9 @@ WHERE n.ts <= c.last_at + ${VISIT_GAP}`;
 export const CARRY_RELABEL_SQL = `
 CREATE OR REPLACE TEMP TABLE carry_relabel AS
 WITH t AS (
-  SELECT e.site, e.id, e.ts, e.kind, e.visitor, false AS is_new, c.p, c.x
-  FROM events e JOIN carry_pairs c ON e.site = c.site AND e.visitor IN (c.p, c.x)
+  SELECT e.site, e.id, e.ts, e.kind, CASE WHEN e.visitor_key = c.pk THEN c.p ELSE c.x END AS visitor,
+    false AS is_new, c.p, c.x
+  FROM events e JOIN carry_pairs c ON e.site = c.site AND e.visitor_key IN (c.pk, c.xk)
   WHERE e.ts >= $1
   UNION ALL
   SELECT n.site, n.id, n.ts, n.kind, n.visitor, true, c.p, c.x
@@ -68,7 +70,7 @@ SELECT site, id, ts, is_new, p, x FROM passive WHERE visitor = x AND by_p`;
 
 /** Stores the relabelling: stored and new events move to p; the links' latest time moves on. */
 export const CARRY_APPLY_SQL = [
-  `UPDATE events SET visitor = r.p, visitor_key = md5_number_lower(r.p)
+  `UPDATE events SET visitor_key = md5_number_lower(r.p)
    FROM carry_relabel r
    WHERE NOT r.is_new AND events.site = r.site AND events.id = r.id AND events.ts = r.ts`,
   `UPDATE new_ev SET visitor = r.p, visitor_key = md5_number_lower(r.p)

@@ -219,7 +219,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
   await connection.run(UPDATE_EVENTS_SQL, params);
   await connection.run(
     `INSERT INTO events
-     SELECT n.site, n.id, n.ts, n.kind, n.name, n.props, n.host, n.path, n.visitor, n.visitor_key, n.id_mode,
+     SELECT n.site, n.id, n.ts, n.kind, n.name, n.props, n.host, n.path, n.visitor_key, n.id_mode,
        n.referrer_host, n.referrer_path, n.channel, n.assistant, n.utm_source, n.utm_medium, n.utm_campaign,
        n.utm_term, n.utm_content, n.click_id, n.browser, n.browser_version, n.os, n.os_version, n.device,
        n.language, n.country, n.region, n.city, n.screen_w, n.screen_h, n.engaged_ms, n.scroll, n.lcp, n.fcp,

@@ -132,5 +132,14 @@ describe('live numbers', () => {
       ['pv', null, null],
     ]);
     expect(events[0]?.at).toBe('2026-03-09T11:01:00.000Z');
+    // events keep only the visitor's key: the id comes from their visit, in the feed and a journey
+    expect(events.map((e) => e.visitor)).toEqual(['v1', 'v1']);
+    const journey = await engine.journey({ site: 'site1', visitor: 'v1' });
+    expect(journey.visits.flatMap((v) => v.events.map((e) => [e.kind, e.visitor]))).toEqual([
+      ['pv', 'v1'],
+      ['ev', 'v1'],
+      ['en', 'v1'],
+    ]);
+    expect((await engine.journey({ site: 'site1', visitor: 'v2' })).visits).toEqual([]);
   });
 });

@@ -163,6 +163,15 @@ async function storeRaw(connection: DuckDBConnection): Promise<void> {
   );
 }
 
+/** Gives events back the visitor strings they stored before version 7 (from their visits). */
+async function storeVisitorStrings(connection: DuckDBConnection): Promise<void> {
+  await connection.run('ALTER TABLE events ADD COLUMN visitor VARCHAR');
+  await connection.run(
+    `UPDATE events SET visitor = s.visitor FROM sessions s
+     WHERE s.site = events.site AND s.session_id = events.session_id`,
+  );
+}
+
 describe('visitors from stored previous visits', () => {
   it('give the same reports as looking for repeat visitors, for every period, bucket and zone', async () => {
     const fast = await reports(engine, false);
@@ -196,7 +205,8 @@ describe('visitors from stored previous visits', () => {
     );
     expect(Number(cut.getRowsJS()[0]?.[0])).toBeGreaterThan(20);
     await connection.run(`UPDATE events SET ${old('prev_view_at', 'visit_start')}`);
-    for (const version of [5, 6])
+    await storeVisitorStrings(connection);
+    for (const version of [5, 6, 7])
       for (const statement of MIGRATIONS.find((m) => m.version === version)!.statements)
         await connection.run(statement);
     connection.closeSync();
@@ -225,9 +235,11 @@ describe('visitors from stored previous visits', () => {
     await storeRaw(connection);
     await connection.run(`UPDATE sessions SET ${columns.map((c) => `${c} = NULL`).join(', ')}`);
     await connection.run('UPDATE events SET prev_view_at = NULL');
+    await storeVisitorStrings(connection);
     for (const backfill of backfills) await connection.run(backfill);
-    for (const statement of MIGRATIONS.find((m) => m.version === 6)!.statements)
-      await connection.run(statement);
+    for (const version of [6, 7])
+      for (const statement of MIGRATIONS.find((m) => m.version === version)!.statements)
+        await connection.run(statement);
     connection.closeSync();
     instance.closeSync();
     engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });

@@ -49,18 +49,22 @@ LEFT JOIN sessions s
   AND s.last_at >= n.min_at - ${VISIT_GAP} AND s.last_at >= $1
 GROUP BY n.site, n.visitor, n.min_at`;
 
-/** Columns a visit needs from each event. */
-const WIN_COLUMNS = `site, id, ts, kind, name, visitor, visitor_key, path, channel, assistant, referrer_host,
+/** Columns a visit needs from each event, besides its visitor. */
+const WIN_COLUMNS = `site, id, ts, kind, name, visitor_key, path, channel, assistant, referrer_host,
   utm_source, utm_medium, utm_campaign, utm_term, utm_content, country, region, city, device, browser, os, language`;
 
-/** Stored events of the affected visitors from their `lo` on, plus the new ones. `$1` = min lo. */
+/**
+ * Stored events of the affected visitors from their `lo` on, plus the new ones. `$1` = min lo.
+ * Stored events have no visitor string (schema version 7): they are found by `visitor_key`, and
+ * take the string from `affected`.
+ */
 export const WINDOW_SQL = `
 CREATE OR REPLACE TEMP TABLE win AS
-SELECT ${WIN_COLUMNS.replace(/(\w+)/g, 'e.$1')}, false AS is_new
-FROM events e JOIN affected a ON e.site = a.site AND e.visitor = a.visitor AND e.ts >= a.lo
+SELECT ${WIN_COLUMNS.replace(/(\w+)/g, 'e.$1')}, a.visitor, false AS is_new
+FROM events e JOIN affected a ON e.visitor_key = a.visitor_key AND e.site = a.site AND e.ts >= a.lo
 WHERE e.ts >= $1
 UNION ALL
-SELECT ${WIN_COLUMNS}, true AS is_new FROM new_ev`;
+SELECT ${WIN_COLUMNS}, visitor, true AS is_new FROM new_ev`;
 
 /**
  * The window's activity (pageviews and custom events), each numbered with its visitor's visit
@@ -130,10 +134,10 @@ FROM joined`;
 export const PREV_VIEWS_SQL = `
 CREATE OR REPLACE TEMP TABLE asgp AS
 WITH cand AS (
-  SELECT e.site, NULL AS id, NULL AS ts, false AS fresh, e.visitor, e.kind,
+  SELECT e.site, NULL AS id, NULL AS ts, false AS fresh, a.visitor, e.kind,
     CASE WHEN e.kind = 'pv' THEN e.path ELSE e.name END AS what, max(e.visit_start) AS visit_start
   FROM events e JOIN affected a
-    ON e.visitor_key = a.visitor_key AND e.site = a.site AND e.visitor = a.visitor
+    ON e.visitor_key = a.visitor_key AND e.site = a.site
   WHERE e.visit_first AND e.ts < a.lo
   GROUP BY ALL
   UNION ALL
