@@ -52,11 +52,14 @@ export function buildRecentEventsQuery(site: string, limit: number, nowMs: numbe
   const s = p.add(site);
   // Only the last two days are read, so the query skips every older row group.
   const since = p.add(instant(nowMs - 2 * 86_400_000));
-  // a pageview's or custom event's visit has its last activity at or after it
-  return p.query(`SELECT ${eventColumns('v.visitor')}
-    FROM events e LEFT JOIN sessions v ON v.site = e.site AND v.session_id = e.session_id AND v.last_at >= ${since}
-    WHERE e.site = ${s} AND e.ts >= ${since} AND e.kind IN ('pv', 'ev')
-    ORDER BY e.ts DESC, e.id DESC LIMIT ${p.add(limit)}`);
+  // the newest events first, then their visitor ids from their visits (a pageview's or custom
+  // event's visit has its last activity at or after it)
+  return p.query(`WITH e AS (
+      SELECT * FROM events WHERE site = ${s} AND ts >= ${since} AND kind IN ('pv', 'ev')
+      ORDER BY ts DESC, id DESC LIMIT ${p.add(limit)})
+    SELECT ${eventColumns('v.visitor')}
+    FROM e LEFT JOIN sessions v ON v.site = e.site AND v.session_id = e.session_id AND v.last_at >= ${since}
+    ORDER BY e.ts DESC, e.id DESC`);
 }
 
 /** One visitor's visits (newest first, at most `limit`) ... */
