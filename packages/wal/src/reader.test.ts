@@ -81,10 +81,13 @@ describe('WalReader', () => {
     await withTempDir(async (dir) => {
       const wal = await openWalWriter({ dir });
       await wal.appendMany([utf8('a'), utf8('b'), utf8('c')]);
+      // appends resolve once durable; the mark readers follow is written just after
+      const reader = openWalReader({ dir });
+      for (let i = 0; i < 200 && (await reader.lastSeq()) < 3n; i++)
+        await new Promise((r) => setTimeout(r, 5));
       // A writer in the middle of its next batch: one whole record, one half written, no fsync yet.
       await appendFile(join(dir, segmentName(1n)), encodeRecord(4n, utf8('d')));
       await appendFile(join(dir, segmentName(1n)), encodeRecord(5n, utf8('e')).subarray(0, 9));
-      const reader = openWalReader({ dir });
       expect((await reader.read({ after: 0n })).map((r) => text(r.payload))).toEqual(['a', 'b', 'c']);
       expect(await reader.read({ after: 3n })).toEqual([]);
       expect(await reader.lastSeq()).toBe(3n);
