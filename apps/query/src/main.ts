@@ -89,6 +89,11 @@ export async function startQueryService(
           await during(new Map());
           return { positions: new Map(), schema: fromSchema };
         }),
+      onRollupError: (error) =>
+        logger.warn(
+          { err: error },
+          'a day rollup could not be built; reports count those days from raw visits',
+        ),
     },
     logger,
   });

@@ -83,6 +83,27 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
       this.inc(analytics.tailer.applied);
     },
   });
+  gauge('footfall_rollup_days_queued', 'Days of day rollups waiting to be built', (g) =>
+    g.set(analytics.engine.rollupWork.queuedDays),
+  );
+  new Counter({
+    name: 'footfall_rollup_days_built_total',
+    help: 'Days of day rollups built for reports',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(analytics.engine.rollupWork.builtDays);
+    },
+  });
+  new Counter({
+    name: 'footfall_rollup_builds_failed_total',
+    help: 'Day rollup builds that failed (their days are counted from raw visits)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(analytics.engine.rollupWork.failedBuilds);
+    },
+  });
   gauge('footfall_wal_lag_records', 'Records in the write-ahead log not yet applied', (g) =>
     g.set(analytics.tailer.lag),
   );

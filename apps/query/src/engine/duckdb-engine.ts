@@ -24,6 +24,7 @@ import {
   str,
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
+import { createRollups } from './rollups.ts';
 import { readAssistants, readVitals } from './vitals.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
@@ -37,6 +38,8 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
    * migration with nothing changed.
    */
   beforeUpgrade?: (fromSchema: number) => Promise<void> | void;
+  /** told when building a day rollup failed (reports then count those days from raw rows) */
+  onRollupError?: (error: unknown) => void;
 }
 
 /**
@@ -72,17 +75,31 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // The writer connection runs one transaction at a time: writes queue behind each other.
   let writing: Promise<unknown> = Promise.resolve();
   // While the writer has work, no new period report starts (running ones finish): the tailer's
-  // batches get the engine's memory and threads before more reports take them.
-  const write = <T>(work: () => Promise<T>): Promise<T> => {
-    const held = () => db.whileWriting(work);
+  // batches get the engine's memory and threads before more reports take them. Day rollup
+  // builds do not hold reports back: they are what makes later reports cheap, and each is short.
+  const write = <T>(work: () => Promise<T>, holdReports = true): Promise<T> => {
+    const held = () => (holdReports ? db.whileWriting(work) : work());
     const run = writing.then(held, held);
     writing = run.catch(() => undefined);
     return run;
   };
+  const rollups = createRollups({
+    db,
+    write: (work) => write(work, false),
+    now,
+    onError: options.onRollupError,
+  });
   const deleteSite = async (site: string) => {
     await db.writer.run('BEGIN TRANSACTION');
     try {
-      for (const table of ['events', 'sessions', 'crawl_counters', 'bot_counters']) {
+      for (const table of [
+        'events',
+        'sessions',
+        'crawl_counters',
+        'bot_counters',
+        'day_rollup',
+        'rollup_days',
+      ]) {
         await db.writer.run(`DELETE FROM ${table} WHERE site = $1`, [site]);
       }
       await db.writer.run('COMMIT');
@@ -97,6 +114,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     get generation() {
       return generation;
     },
+    get rollupWork() {
+      return rollups.work;
+    },
     applyBatch: (batch) =>
       write(async () => {
         const result = await applyBatch(db.writer, batch, options.beforeCommit);
@@ -104,9 +124,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         return result;
       }),
     positions: () => write(() => readPositions(db.writer)),
-    report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }),
-    breakdown: (q) => runBreakdown(db, q, { signal: q.signal }),
-    dailyVisitors: (q) => runDailyVisitors(db, q, { signal: q.signal }),
+    report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }, rollups),
+    breakdown: (q) => runBreakdown(db, q, { signal: q.signal }, rollups),
+    dailyVisitors: (q) => runDailyVisitors(db, q, { signal: q.signal }, rollups),
     attribute: (q) => runAttribution(db, q, { signal: q.signal }),
     goalPayers: (q) => runGoalPayers(db, q, { signal: q.signal }),
     heatmap: (q) => readHeatmap(db, q, { signal: q.signal }),
@@ -155,6 +175,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         return { schema: SCHEMA_VERSION, positions };
       }),
     close: async () => {
+      rollups.close();
       await writing;
       db.close();
     },

@@ -29,6 +29,11 @@ export interface Engine {
   positions(): Promise<Map<string, bigint>>;
   /** Committed batches since open: a report cache keyed by it never serves numbers older than a commit. */
   readonly generation: number;
+  /**
+   * The engine's own pre-aggregation work since open (DuckDB: day rollups, built for the days
+   * reports ask for): days waiting to be built, days built, builds that failed.
+   */
+  readonly rollupWork: { queuedDays: number; builtDays: number; failedBuilds: number };
   /** The period reads (report, heatmap, retention) share connections of their own. */
   report(q: SiteQuery & { params: ReportParams } & ReadControl): Promise<Report>;
   /** One breakdown in full (rows containing `search` only, when given), with the totals. */

@@ -8,6 +8,7 @@ import {
   CARRY_RELABEL_SQL,
   CARRY_TOUCHED_SQL,
 } from './carry-sql.ts';
+import { INVALIDATE_ROLLUP_DAYS_SQL } from './rollup-sql.ts';
 import { appendBotDrop, appendCrawl, appendEvent, CLEAR_STAGE_SQL, STAGE_TABLES_SQL } from './stage.ts';
 import {
   ACTIVITY_SQL,
@@ -207,6 +208,7 @@ async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<
     affectedSql(moved ? `${TOUCHED_BY_BATCH_SQL} UNION ALL ${CARRY_TOUCHED_SQL}` : TOUCHED_BY_BATCH_SQL),
     [instant(minAt - LIMITS.visitGapMs)],
   );
+  await connection.run(INVALIDATE_ROLLUP_DAYS_SQL);
   const lo = await connection.runAndReadAll('SELECT min(lo) FROM affected');
   const minLo = lo.getRows()[0]?.[0];
   if (minLo === null || minLo === undefined) throw new Error('no visitors affected by a non-empty batch');

@@ -276,8 +276,40 @@ const V7: Migration = {
   ],
 };
 
+const V8: Migration = {
+  version: 8,
+  name: 'day rollups: per site, time zone and local day, the visit and view sums reports read (rollup-sql.ts)',
+  statements: [
+    // One row per (section, value, local day of the previous same-value visit or view) of a
+    // local day: what an unfiltered report needs of that day, visitors included (rollup-sql.ts).
+    // Built on demand by the engine, per zone; a later migration that rewrites sessions or events
+    // must empty both tables.
+    `CREATE TABLE day_rollup (
+      site VARCHAR NOT NULL,
+      tz VARCHAR NOT NULL,
+      day INTEGER NOT NULL,
+      sect UTINYINT NOT NULL,
+      val VARCHAR,
+      p INTEGER,
+      visits BIGINT NOT NULL,
+      pageviews BIGINT NOT NULL,
+      bounces BIGINT NOT NULL,
+      duration_ms BIGINT NOT NULL,
+      hits BIGINT NOT NULL
+    )`,
+    // The days whose rollup rows are current. The loader deletes a day here (in the batch's
+    // transaction) when the batch rebuilds a visit that starts before the day ends.
+    `CREATE TABLE rollup_days (
+      site VARCHAR NOT NULL,
+      tz VARCHAR NOT NULL,
+      day INTEGER NOT NULL,
+      day_end TIMESTAMPTZ NOT NULL
+    )`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5, V6, V7];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5, V6, V7, V8];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

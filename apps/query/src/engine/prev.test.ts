@@ -27,7 +27,7 @@ const COLUMNS = [
 const SAME_VALUE = COLUMNS.map(([c]) => c).filter((c) => c !== 'prev_at');
 
 const dirs: string[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -79,7 +79,7 @@ describe('previous visits stored by the loader', () => {
       seq += BigInt(records.length);
       await engine.applyBatch({ records });
     }
-    engine.close();
+    await engine.close();
 
     const instance = await DuckDBInstance.create(path);
     const connection = await instance.connect();

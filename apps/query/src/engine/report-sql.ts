@@ -2,8 +2,9 @@ import { localToInstant } from './buckets.ts';
 import type { Query } from './duckdb.ts';
 import { DIMENSION_COLUMNS, filterSql } from './filters.ts';
 import type { Bucket, Filter, VisitDimension } from './report-params.ts';
+import { sectionCode, sectionNameSql } from './rollup-sql.ts';
 import { Params } from './sql-params.ts';
-import { instant, localMsSql, offsetAt, type TimePlan } from './time-plan.ts';
+import { instant, localDay, localMsSql, type TimePlan } from './time-plan.ts';
 import { prevSameValueSql } from './visits-sql.ts';
 
 /** What one report statement computes. */
@@ -28,11 +29,19 @@ export interface ReportSqlInput {
    * filtered-out previous visit would hide a visitor): with filters the report looks for them.
    */
   fast?: boolean;
+  /**
+   * Local days of the period whose day rollups (rollup-sql.ts) are current, as read just before:
+   * the fast way reads those days' rollup rows and only the other days' raw rows (not with hour
+   * buckets). The statement also returns a 'check' row counting how many of them are still
+   * listed in its own snapshot; fewer than given means a batch changed one meanwhile, and the
+   * caller asks again (report.ts).
+   */
+  rolled?: { timeZone: string; days: readonly number[] };
 }
 
 /** `(day, first instant of that local day)` rows for every local day of a plan's period. */
 function dayStarts(plan: TimePlan, p: Params): string[] {
-  const dayOf = (ms: number) => Math.floor((ms + offsetAt(plan, ms)) / DAY);
+  const dayOf = (ms: number) => localDay(plan, ms);
   const rows: string[] = [];
   for (let d = dayOf(plan.startMs); d <= dayOf(plan.endMs - 1); d++) {
     rows.push(`(${p.add(d)}::BIGINT, ${p.add(instant(localToInstant(plan, d * DAY)))}::TIMESTAMPTZ)`);
@@ -119,6 +128,15 @@ const withDuplicates = (a: string, b: string) =>
  * sums are rolled up from that small result instead of another pass over every row.
  */
 export function buildReportQuery(input: ReportSqlInput): Query {
+  if (
+    input.fast === true &&
+    input.filters.length === 0 &&
+    input.bucket !== 'hour' &&
+    input.rolled !== undefined &&
+    input.rolled.days.length > 0
+  ) {
+    return buildRolledReportQuery(input, input.rolled);
+  }
   const p = new Params();
   const site = p.add(input.site);
   const start = p.add(instant(input.plan.startMs));
@@ -256,12 +274,22 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     }
   }
 
+  return p.query(finalSql(input, ctes, parts, p));
+}
+
+/** The report's rows from its CTEs and row parts: visitors, then each breakdown's top rows. */
+function finalSql(
+  input: ReportSqlInput,
+  ctes: readonly string[],
+  parts: readonly string[],
+  p: Params,
+): string {
   const limit = p.add(input.limit);
   const search =
     input.search === undefined
       ? ''
-      : `WHERE section IN ('total', 'chart') OR contains(lower(val), lower(${p.add(input.search)}))`;
-  const sql = `WITH ${ctes.join(',\n')},
+      : `WHERE section IN ('total', 'chart', 'check') OR contains(lower(val), lower(${p.add(input.search)}))`;
+  return `WITH ${ctes.join(',\n')},
     rows AS (${parts.join('\nUNION ALL\n')})
     SELECT section, day::DOUBLE AS day, bkt::DOUBLE AS bkt, val, (visits - dup)::DOUBLE AS visitors,
       visits::DOUBLE AS visits, pageviews::DOUBLE AS pageviews, bounces::DOUBLE AS bounces,
@@ -269,7 +297,117 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     FROM rows ${search}
     QUALIFY section IN ('total', 'chart')
       OR row_number() OVER (PARTITION BY section, day ORDER BY visits - dup DESC, val ASC NULLS LAST) <= ${limit}`;
-  return p.query(sql);
+}
+
+/**
+ * The fast way over day rollups (rollup-sql.ts): the rolled days' rows, plus the same rows
+ * computed from raw visits and views for the period's other days (today, and days a batch
+ * changed since their rollup was built), then one pass that sums them. A row of local day `day`
+ * whose previous same-value visit started on day `p` counts its visits as visitors of a period
+ * starting on day a when `p IS NULL OR p < a`, of its day when `p < day`, of a chart bucket when
+ * also `p` lies in an earlier bucket. For raw rows `p` comes from the plan's offsets, which are
+ * exact inside the period and put any earlier instant before day a: all those tests need.
+ */
+function buildRolledReportQuery(
+  input: ReportSqlInput,
+  rolled: { timeZone: string; days: readonly number[] },
+): Query {
+  const p = new Params();
+  const plan = input.plan;
+  const site = p.add(input.site);
+  const tz = p.add(rolled.timeZone);
+  const firstDay = localDay(plan, plan.startMs);
+  const lastDay = localDay(plan, plan.endMs - 1);
+  const a = p.add(firstDay);
+  const b = p.add(lastDay);
+  const rolledSet = new Set(rolled.days);
+  const raw: number[] = [];
+  for (let d = firstDay; d <= lastDay; d++) if (!rolledSet.has(d)) raw.push(d);
+  const dims = input.dimensions;
+  const total = sectionCode('total');
+  const codes = ['total', ...dims, ...(input.pagesAndEvents ? ['pages', 'events'] : [])]
+    .map(sectionCode)
+    .sort((x, y) => x - y);
+  // a report without deep=1 asks for the first sections: a range the scan can skip by
+  const sectFilter = codes.every((code, i) => code === i)
+    ? `sect <= ${codes.length - 1}`
+    : `sect IN (${codes.join(', ')})`;
+
+  // the period's days that are not rolled up: usually none or today, so rollup rows are
+  // picked by a day range and this short list, and raw rows by its first and last day
+  const ctes = [
+    `unrolled(day) AS (VALUES ${raw.length === 0 ? '(NULL::INTEGER)' : raw.map((d) => `(${p.add(d)}::INTEGER)`).join(', ')})`,
+  ];
+  const rolledRange = `site = ${site} AND tz = ${tz} AND day BETWEEN ${a} AND ${b}
+    AND day NOT IN (SELECT day FROM unrolled WHERE day IS NOT NULL)`;
+  const sources = [
+    `SELECT sect, day, val, p, visits, pageviews, bounces, duration_ms, hits FROM day_rollup
+     WHERE ${rolledRange} AND ${sectFilter}`,
+  ];
+  const rawFirst = raw[0];
+  const rawLast = raw[raw.length - 1];
+  if (rawFirst !== undefined && rawLast !== undefined) {
+    const start = p.add(instant(localToInstant(plan, rawFirst * DAY)));
+    const end = p.add(instant(localToInstant(plan, (rawLast + 1) * DAY)));
+    const dayOfSql = (x: string) =>
+      `CASE WHEN ${x} IS NULL OR ${x} = '-infinity'::TIMESTAMPTZ THEN NULL ELSE ${localMsSql(x, plan, p)} // ${DAY} END`;
+    ctes.push(`rs AS MATERIALIZED (SELECT * FROM (
+      SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
+        ${localMsSql('started_at', plan, p)} // ${DAY} AS day, ${dayOfSql('prev_at')} AS p_total
+        ${dims.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${d}, ${dayOfSql(prevSameValueSql(d))} AS p_${d}`).join('')}
+      FROM sessions WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end})
+      WHERE day IN (SELECT day FROM unrolled))`);
+    const sums = 'count(*), sum(pageviews), count(*) FILTER (WHERE bounce), sum(duration_ms), 0';
+    sources.push(
+      `SELECT ${total}, day, NULL, p_total, ${sums} FROM rs GROUP BY day, p_total`,
+      ...dims.map(
+        (d) => `SELECT ${sectionCode(d)}, day, ${d}, p_${d}, ${sums} FROM rs GROUP BY day, ${d}, p_${d}`,
+      ),
+    );
+    if (input.pagesAndEvents) {
+      sources.push(`SELECT CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, day, val, p,
+          count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
+        FROM (
+          SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
+            ${localMsSql('visit_start', plan, p)} // ${DAY} AS day,
+            CASE WHEN visit_first THEN ${dayOfSql('prev_view_at')} END AS p
+          FROM events
+          WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end})
+        WHERE day IN (SELECT day FROM unrolled)
+        GROUP BY pv, val, day, p`);
+    }
+  }
+  ctes.push(`vr AS (${sources.join('\nUNION ALL\n')})`);
+
+  const sums = `sum(visits) AS visits, sum(pageviews) AS pageviews, sum(bounces) AS bounces,
+    sum(duration_ms) AS duration_ms, sum(hits) AS hits`;
+  const newIn = (since: string) => `coalesce(sum(visits) FILTER (WHERE p IS NULL OR ${since}), 0)`;
+  const bucketOf = (day: string) => bucketKeySql(input.bucket, day, `(${day}::BIGINT * ${DAY})`);
+  // the total and the chart from the total's rows, grouped by chart bucket
+  ctes.push(`tot AS MATERIALIZED (SELECT ${bucketOf('day')} AS bkt, ${sums},
+      ${newIn(`p < ${a}`)} AS vper, ${newIn(`p < ${a} OR ${bucketOf('p')} < ${bucketOf('day')}`)} AS vbkt
+    FROM vr WHERE sect = ${total} GROUP BY 1)`);
+  const parts = [
+    `SELECT 'total' AS section, NULL::BIGINT AS day, NULL::BIGINT AS bkt, NULL::VARCHAR AS val, sum(visits) AS visits,
+       sum(pageviews) AS pageviews, sum(bounces) AS bounces, sum(duration_ms) AS duration_ms, sum(hits) AS hits,
+       sum(visits) - sum(vper) AS dup
+     FROM tot`,
+    `SELECT 'chart', NULL, bkt, NULL, visits, pageviews, bounces, duration_ms, hits, visits - vbkt FROM tot`,
+    `SELECT 'check', NULL, NULL, NULL, (SELECT count(*) FROM rollup_days WHERE ${rolledRange}), 0, 0, 0, 0, 0`,
+  ];
+  if (codes.length > 1) {
+    // every breakdown in one pass: by value for the period, and by day and value for day rows
+    const sets = input.daily ? 'GROUPING SETS ((sect, val), (sect, day, val))' : 'sect, val';
+    ctes.push(`bd AS MATERIALIZED (SELECT sect, ${input.daily ? 'day' : 'NULL::INTEGER AS day'}, val, ${sums},
+        ${newIn(`p < ${a}`)} AS vper${input.daily ? `, ${newIn('p < day')} AS vday, GROUPING(day) AS period` : ''}
+      FROM vr WHERE sect <> ${total} GROUP BY ${sets})`);
+    parts.push(
+      `SELECT ${sectionNameSql('sect')}, ${input.daily ? 'CASE WHEN period = 0 THEN day END' : 'NULL'}, NULL, val,
+         visits, pageviews, bounces, duration_ms, hits, visits - ${input.daily ? 'CASE WHEN period = 0 THEN vday ELSE vper END' : 'vper'}
+       FROM bd`,
+    );
+  }
+  return p.query(finalSql(input, ctes, parts, p));
 }
 
 /**

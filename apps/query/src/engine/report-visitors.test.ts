@@ -63,7 +63,7 @@ beforeAll(async () => {
     Date.parse('2026-03-05T12:00:00Z'),
   );
   report = await engine.report({ site: 'site1', timeZone: 'UTC', params });
-  engine.close();
+  await engine.close();
 
   const instance = await DuckDBInstance.create(path);
   const connection = await instance.connect();

@@ -1,4 +1,4 @@
-import { bucketSlots, dayNumber, dayString } from './buckets.ts';
+import { bucketSlots, dayNumber, dayString, localToInstant } from './buckets.ts';
 import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import {
   type Bucket,
@@ -7,7 +7,7 @@ import {
   VISIT_DIMENSIONS,
   type VisitDimension,
 } from './report-params.ts';
-import { buildReportQuery } from './report-sql.ts';
+import { buildReportQuery, type ReportSqlInput } from './report-sql.ts';
 import type {
   BreakdownAnswer,
   BreakdownName,
@@ -18,7 +18,7 @@ import type {
   Report,
 } from './report-types.ts';
 import type { TimePlan } from './time-plan.ts';
-import { readTimePlan } from './time-plan.ts';
+import { localDay, readTimePlan } from './time-plan.ts';
 
 /** Dimensions shown only with `deep=1`. */
 export const DEEP_DIMENSIONS: readonly VisitDimension[] = ['exit_page', 'term', 'content', 'region', 'city'];
@@ -101,6 +101,69 @@ const byVisitorsThenValue = (a: Row, b: Row): number => {
 
 let slowReports = false;
 
+/** What reports need of the engine's day rollups (rollups.ts). */
+export interface RollupAccess {
+  /** the clock that says which local days are over */
+  now(): number;
+  /** asks for these local days (over, not rolled up) of a site in a zone to be rolled up, later */
+  request(site: string, timeZone: string, days: number[]): void;
+}
+
+const DAY_MS = 86_400_000;
+
+/** How many report statements read day rollups, and how many rolled days in all (tests read it). */
+export const rollupReads = { statements: 0, days: 0 };
+
+/**
+ * Reads a report statement's rows, over the day rollups where it can (rollup-sql.ts): the fast
+ * way (no filter) with day, week or month buckets reads the rolled days' rows and only the other
+ * days' raw ones. The rolled days are read first; when the statement's own snapshot lists fewer
+ * (a batch changed one in between) it is asked again, at most three times, then without rollups.
+ * Days that are over but not rolled up are asked for (built later, on the writer).
+ */
+async function readReportRows(
+  db: DuckDb,
+  input: ReportSqlInput,
+  timeZone: string,
+  options: ReadOptions,
+  rollups: RollupAccess | undefined,
+): Promise<Row[]> {
+  if (!rollups || !input.fast || input.filters.length > 0 || input.bucket === 'hour') {
+    return db.read(buildReportQuery(input), options);
+  }
+  const { plan } = input;
+  const first = localDay(plan, plan.startMs);
+  const last = localDay(plan, plan.endMs - 1);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const days = (
+      await db.read(
+        {
+          sql: `SELECT day FROM rollup_days WHERE site = $1 AND tz = $2 AND day BETWEEN $3 AND $4 ORDER BY day`,
+          params: [input.site, timeZone, first, last],
+        },
+        options,
+      )
+    ).map((row) => num(row['day']));
+    if (attempt === 0) {
+      const rolled = new Set(days);
+      const over: number[] = [];
+      for (let d = first; d <= last; d++) {
+        if (!rolled.has(d) && localToInstant(plan, (d + 1) * DAY_MS) <= rollups.now()) over.push(d);
+      }
+      if (over.length > 0) rollups.request(input.site, timeZone, over);
+    }
+    const rows = await db.read(buildReportQuery({ ...input, rolled: { timeZone, days } }), options);
+    if (days.length === 0) return rows;
+    const check = rows.find((row) => row['section'] === 'check');
+    if (num(check?.['visits']) === days.length) {
+      rollupReads.statements++;
+      rollupReads.days += days.length;
+      return rows.filter((row) => row['section'] !== 'check');
+    }
+  }
+  return db.read(buildReportQuery(input), options);
+}
+
 /** Test seam: answer every report the slow way (repeat visitors), to compare both ways. */
 export function useSlowReports(on: boolean): void {
   slowReports = on;
@@ -117,6 +180,7 @@ export async function runReport(
   timeZone: string,
   params: ReportParams,
   options: ReadOptions = {},
+  rollups?: RollupAccess,
 ): Promise<Report> {
   const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
   const compare = params.compare;
@@ -128,20 +192,20 @@ export async function runReport(
   const fast = !slowReports;
   const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
-    db.read(
-      buildReportQuery({ ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily }),
+    readReportRows(
+      db,
+      { ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily },
+      timeZone,
       options,
+      rollups,
     ),
     comparePlan
-      ? db.read(
-          buildReportQuery({
-            ...base,
-            plan: comparePlan,
-            dimensions: [],
-            pagesAndEvents: false,
-            daily: false,
-          }),
+      ? readReportRows(
+          db,
+          { ...base, plan: comparePlan, dimensions: [], pagesAndEvents: false, daily: false },
+          timeZone,
           options,
+          rollups,
         )
       : Promise.resolve(null),
   ]);
@@ -199,12 +263,14 @@ export async function runBreakdown(
     search?: string | undefined;
   },
   options: ReadOptions = {},
+  rollups?: RollupAccess,
 ): Promise<BreakdownAnswer> {
   const { params, name } = q;
   const timePlan = await readTimePlan(db, q.timeZone, params.period, options);
   const pagesAndEvents = name === 'pages' || name === 'events';
-  const rows = await db.read(
-    buildReportQuery({
+  const rows = await readReportRows(
+    db,
+    {
       site: q.site,
       plan: timePlan,
       bucket: params.bucket,
@@ -215,8 +281,10 @@ export async function runBreakdown(
       limit: params.limit,
       fast: !slowReports,
       ...(q.search === undefined ? {} : { search: q.search }),
-    }),
+    },
+    q.timeZone,
     options,
+    rollups,
   );
   rows.sort(byVisitorsThenValue);
   const into = emptyBreakdowns(pagesAndEvents ? [] : [name as VisitDimension]);
@@ -237,10 +305,12 @@ export async function runDailyVisitors(
   db: DuckDb,
   q: { site: string; timeZone: string; period: Period },
   options: ReadOptions = {},
+  rollups?: RollupAccess,
 ): Promise<number[]> {
   const timePlan = await readTimePlan(db, q.timeZone, q.period, options);
-  const rows = await db.read(
-    buildReportQuery({
+  const rows = await readReportRows(
+    db,
+    {
       site: q.site,
       plan: timePlan,
       bucket: 'day',
@@ -250,8 +320,10 @@ export async function runDailyVisitors(
       daily: false,
       limit: 1,
       fast: !slowReports,
-    }),
+    },
+    q.timeZone,
     options,
+    rollups,
   );
   return chart(rows, 'day', q.period, timePlan).map((point) => point.visitors);
 }

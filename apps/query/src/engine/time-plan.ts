@@ -72,6 +72,10 @@ export function offsetAt(plan: TimePlan, ms: number): number {
   return offset;
 }
 
+/** The local day number (days since 1970-01-01 local) of an instant in unix ms. */
+export const localDay = (plan: TimePlan, ms: number): number =>
+  Math.floor((ms + offsetAt(plan, ms)) / 86_400_000);
+
 /** A TIMESTAMPTZ parameter value for an instant in unix ms. */
 export const instant = (ms: number) => timestampTZValue(BigInt(Math.round(ms)) * 1000n);
 

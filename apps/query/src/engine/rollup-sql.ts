@@ -1,0 +1,156 @@
+import { localToInstant } from './buckets.ts';
+import type { Query } from './duckdb.ts';
+import { DIMENSION_COLUMNS } from './filters.ts';
+import { VISIT_DIMENSIONS } from './report-params.ts';
+import { Params } from './sql-params.ts';
+import { instant, localMsSql, type TimePlan } from './time-plan.ts';
+import { prevSameValueSql } from './visits-sql.ts';
+
+/**
+ * Day rollups (schema version 8): per site, time zone and local day, what an unfiltered report
+ * reads of that day, in rows of
+ *
+ *   (sect, val, p) -> visits, pageviews, bounces, duration_ms, hits
+ *
+ * where `sect` is the total, a visit dimension, pages or events (ROLLUP_SECTIONS), `val` the value, and `p` the
+ * local day on which the previous visit (view) with that value started, NULL when there was
+ * none. A report over local days a..b counts a visit as its visitor's first with its value when
+ * its previous one started before day a (`p IS NULL OR p < a`), exactly as the fast way does with
+ * the stored previous visits (report-sql.ts), so visitors stay exact; a day row compares `p` with
+ * the row's day, a chart bucket with the bucket `p` falls in. For pages and events, `visits` are
+ * first views (`p` their previous visit's first view of the path or name) and `hits` every view;
+ * a view that is not its visit's first has `p` NULL and adds hits only.
+ *
+ * `rollup_days` lists the days whose rows are current. The loader removes every day that ends
+ * after the earliest visit start a batch rebuilds (visits before it keep their rows and their
+ * previous visits), in the batch's transaction; the engine builds days a report asked for
+ * again on the writer (rollups.ts). Reports read the rows of the days listed and count the other
+ * days from raw visits and views (report-sql.ts).
+ */
+
+const DAY = 86_400_000;
+
+/**
+ * Sections a rollup day holds, stored as their index here (`sect`, UTINYINT): the total, the
+ * dimensions every report shows, pages and custom events, then those shown only with `deep=1`
+ * (report.ts DEEP_DIMENSIONS). So a report without `deep` reads a range, `sect <= 13`.
+ */
+export const ROLLUP_SECTIONS: readonly string[] = [
+  'total',
+  'channel',
+  'referrer',
+  'entry_page',
+  'campaign',
+  'source',
+  'medium',
+  'country',
+  'device',
+  'browser',
+  'os',
+  'language',
+  'pages',
+  'events',
+  'exit_page',
+  'term',
+  'content',
+  'region',
+  'city',
+];
+
+/** The stored code of a rollup section. */
+export function sectionCode(section: string): number {
+  const code = ROLLUP_SECTIONS.indexOf(section);
+  if (code < 0) throw new Error(`no rollup section ${section}`);
+  return code;
+}
+
+/** SQL for the section name of code `sect` (the names are the builder's own words). */
+export const sectionNameSql = (sect: string): string =>
+  `[${ROLLUP_SECTIONS.map((x) => `'${x}'`).join(', ')}][${sect} + 1]`;
+
+/**
+ * The local day number of TIMESTAMPTZ `x` (NULL for NULL or -infinity, both "none"), exact for
+ * every instant: from `exactFrom` on (where the plan's offsets are right) by the plan's offset
+ * arithmetic, before it through ICU.
+ */
+function exactDaySql(x: string, plan: TimePlan, tz: string, exactFrom: string, p: Params): string {
+  return `CASE WHEN ${x} IS NULL OR ${x} = '-infinity'::TIMESTAMPTZ THEN NULL
+    WHEN ${x} < ${exactFrom} THEN (timezone(${tz}, ${x})::DATE - DATE '1970-01-01')
+    ELSE ${localMsSql(x, plan, p)} // ${DAY} END::INTEGER`;
+}
+
+/**
+ * The statements that (re)build the rollup of local days `firstDay..lastDay` of `site` in
+ * `plan`'s zone (a plan of exactly those days), to run in one transaction on the writer.
+ */
+export function buildRollupStatements(
+  site: string,
+  plan: TimePlan,
+  firstDay: number,
+  lastDay: number,
+): Query[] {
+  const scope = (p: Params) =>
+    `site = ${p.add(site)} AND tz = ${p.add(plan.timeZone)} AND day BETWEEN ${p.add(firstDay)} AND ${p.add(lastDay)}`;
+  const statement = (build: (p: Params) => string): Query => {
+    const p = new Params();
+    return p.query(build(p));
+  };
+  return [
+    statement((p) => `DELETE FROM day_rollup WHERE ${scope(p)}`),
+    statement((p) => `DELETE FROM rollup_days WHERE ${scope(p)}`),
+    statement((p) => `INSERT INTO day_rollup ${rollupRowsSql(site, plan, p)}`),
+    statement((p) => {
+      const ends: string[] = [];
+      for (let d = firstDay; d <= lastDay; d++) {
+        ends.push(
+          `(${p.add(d)}::INTEGER, ${p.add(instant(localToInstant(plan, (d + 1) * DAY)))}::TIMESTAMPTZ)`,
+        );
+      }
+      return `INSERT INTO rollup_days SELECT ${p.add(site)}, ${p.add(plan.timeZone)}, d, e
+        FROM (VALUES ${ends.join(', ')}) t(d, e)`;
+    }),
+  ];
+}
+
+/** The rollup rows of every local day of `plan` (see above). */
+function rollupRowsSql(site: string, plan: TimePlan, p: Params): string {
+  const s = p.add(site);
+  const tz = p.add(plan.timeZone);
+  const start = p.add(instant(plan.startMs));
+  const end = p.add(instant(plan.endMs));
+  // the plan's offsets hold from two days before its start (time-plan.ts, MARGIN)
+  const exactFrom = p.add(instant(plan.startMs - DAY));
+  const day = (x: string) => exactDaySql(x, plan, tz, exactFrom, p);
+  const dims = VISIT_DIMENSIONS;
+  const visits = `SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
+      ${localMsSql('started_at', plan, p)} // ${DAY} AS day, ${day('prev_at')} AS p_total,
+      ${dims.map((d) => `${DIMENSION_COLUMNS[d]} AS ${d}, ${day(prevSameValueSql(d))} AS p_${d}`).join(',\n      ')}
+    FROM sessions WHERE site = ${s} AND started_at >= ${start} AND started_at < ${end}`;
+  const sums = 'count(*), sum(pageviews), count(*) FILTER (WHERE bounce), sum(duration_ms), 0';
+  const parts = [
+    `SELECT ${s}, ${tz}, day, ${sectionCode('total')}, NULL, p_total, ${sums} FROM s GROUP BY day, p_total`,
+    ...dims.map(
+      (d) =>
+        `SELECT ${s}, ${tz}, day, ${sectionCode(d)}, ${d}, p_${d}, ${sums} FROM s GROUP BY day, ${d}, p_${d}`,
+    ),
+    `SELECT ${s}, ${tz}, day, CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, val, p,
+       count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
+     FROM (
+       SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
+         ${localMsSql('visit_start', plan, p)} // ${DAY} AS day,
+         CASE WHEN visit_first THEN ${day('prev_view_at')} END AS p
+       FROM events
+       WHERE site = ${s} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end})
+     GROUP BY pv, val, day, p`,
+  ];
+  // in day and section order: a day range or a section range skips whole row groups
+  return `WITH s AS MATERIALIZED (${visits}) SELECT * FROM (${parts.join('\nUNION ALL\n')}) ORDER BY 3, 4`;
+}
+
+/**
+ * Removes from `rollup_days` every day of a site that ends after the earliest visit start the
+ * batch rebuilds there (the `affected` table's `lo`): those days' rows may no longer be current.
+ */
+export const INVALIDATE_ROLLUP_DAYS_SQL = `
+DELETE FROM rollup_days USING (SELECT site, min(lo) AS lo FROM affected GROUP BY site) a
+WHERE rollup_days.site = a.site AND rollup_days.day_end > a.lo`;
