@@ -2,7 +2,7 @@ import { localToInstant } from './buckets.ts';
 import type { Query } from './duckdb.ts';
 import { DIMENSION_COLUMNS, filterSql } from './filters.ts';
 import type { Bucket, Filter, VisitDimension } from './report-params.ts';
-import { sectionCode, sectionNameSql } from './rollup-sql.ts';
+import { rawDayRowsSql, sectionCode, sectionNameSql } from './rollup-sql.ts';
 import { Params } from './sql-params.ts';
 import { instant, localDay, localMsSql, type TimePlan } from './time-plan.ts';
 import { prevSameValueSql } from './visits-sql.ts';
@@ -349,33 +349,23 @@ function buildRolledReportQuery(
   if (rawFirst !== undefined && rawLast !== undefined) {
     const start = p.add(instant(localToInstant(plan, rawFirst * DAY)));
     const end = p.add(instant(localToInstant(plan, (rawLast + 1) * DAY)));
-    const dayOfSql = (x: string) =>
+    // the plan's offsets are exact inside the period and put any earlier instant before day a
+    const dayOf = (x: string) =>
       `CASE WHEN ${x} IS NULL OR ${x} = '-infinity'::TIMESTAMPTZ THEN NULL ELSE ${localMsSql(x, plan, p)} // ${DAY} END`;
-    ctes.push(`rs AS MATERIALIZED (SELECT * FROM (
-      SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
-        ${localMsSql('started_at', plan, p)} // ${DAY} AS day, ${dayOfSql('prev_at')} AS p_total
-        ${dims.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${d}, ${dayOfSql(prevSameValueSql(d))} AS p_${d}`).join('')}
-      FROM sessions WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end})
-      WHERE day IN (SELECT day FROM unrolled))`);
-    const sums = 'count(*), sum(pageviews), count(*) FILTER (WHERE bounce), sum(duration_ms), 0';
-    sources.push(
-      `SELECT ${total}, day, NULL, p_total, ${sums} FROM rs GROUP BY day, p_total`,
-      ...dims.map(
-        (d) => `SELECT ${sectionCode(d)}, day, ${d}, p_${d}, ${sums} FROM rs GROUP BY day, ${d}, p_${d}`,
-      ),
+    const rows = rawDayRowsSql(
+      {
+        site,
+        plan,
+        start,
+        end,
+        dimensions: dims,
+        views: input.pagesAndEvents,
+        dayOf,
+        keep: 'day IN (SELECT day FROM unrolled)',
+      },
+      p,
     );
-    if (input.pagesAndEvents) {
-      sources.push(`SELECT CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, day, val, p,
-          count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
-        FROM (
-          SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
-            ${localMsSql('visit_start', plan, p)} // ${DAY} AS day,
-            CASE WHEN visit_first THEN ${dayOfSql('prev_view_at')} END AS p
-          FROM events
-          WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end})
-        WHERE day IN (SELECT day FROM unrolled)
-        GROUP BY pv, val, day, p`);
-    }
+    sources.push(`SELECT * FROM (${rows})`);
   }
   ctes.push(`vr AS (${sources.join('\nUNION ALL\n')})`);
 

@@ -1,7 +1,7 @@
 import { localToInstant } from './buckets.ts';
 import type { Query } from './duckdb.ts';
 import { DIMENSION_COLUMNS } from './filters.ts';
-import { VISIT_DIMENSIONS } from './report-params.ts';
+import { VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
 import { instant, localMsSql, type TimePlan } from './time-plan.ts';
 import { prevSameValueSql } from './visits-sql.ts';
@@ -12,9 +12,9 @@ import { prevSameValueSql } from './visits-sql.ts';
  *
  *   (sect, val, p) -> visits, pageviews, bounces, duration_ms, hits
  *
- * where `sect` is the total, a visit dimension, pages or events (ROLLUP_SECTIONS), `val` the value, and `p` the
- * local day on which the previous visit (view) with that value started, NULL when there was
- * none. A report over local days a..b counts a visit as its visitor's first with its value when
+ * where `sect` is the total, a visit dimension, pages or events (ROLLUP_SECTIONS), `val` the
+ * value, and `p` the local day on which the previous visit (view) with that value started, NULL
+ * when there was none. A report over local days a..b counts a visit as its visitor's first with its value when
  * its previous one started before day a (`p IS NULL OR p < a`), exactly as the fast way does with
  * the stored previous visits (report-sql.ts), so visitors stay exact; a day row compares `p` with
  * the row's day, a chart bucket with the bucket `p` falls in. For pages and events, `visits` are
@@ -112,39 +112,78 @@ export function buildRollupStatements(
   ];
 }
 
-/** The rollup rows of every local day of `plan` (see above). */
+/** The rollup rows of every local day of `plan` (see above), with their site and zone, in order. */
 function rollupRowsSql(site: string, plan: TimePlan, p: Params): string {
   const s = p.add(site);
   const tz = p.add(plan.timeZone);
-  const start = p.add(instant(plan.startMs));
-  const end = p.add(instant(plan.endMs));
   // the plan's offsets hold from two days before its start (time-plan.ts, MARGIN)
   const exactFrom = p.add(instant(plan.startMs - DAY));
-  const day = (x: string) => exactDaySql(x, plan, tz, exactFrom, p);
-  const dims = VISIT_DIMENSIONS;
-  const visits = `SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
-      ${localMsSql('started_at', plan, p)} // ${DAY} AS day, ${day('prev_at')} AS p_total,
-      ${dims.map((d) => `${DIMENSION_COLUMNS[d]} AS ${d}, ${day(prevSameValueSql(d))} AS p_${d}`).join(',\n      ')}
-    FROM sessions WHERE site = ${s} AND started_at >= ${start} AND started_at < ${end}`;
+  const rows = rawDayRowsSql(
+    {
+      site: s,
+      plan,
+      start: p.add(instant(plan.startMs)),
+      end: p.add(instant(plan.endMs)),
+      dimensions: VISIT_DIMENSIONS,
+      views: true,
+      dayOf: (x) => exactDaySql(x, plan, tz, exactFrom, p),
+    },
+    p,
+  );
+  // in day and section order: a day range or a section range skips whole row groups
+  return `SELECT ${s}, ${tz}, day, sect, val, p, visits, pageviews, bounces, duration_ms, hits
+    FROM (${rows}) ORDER BY day, sect`;
+}
+
+/**
+ * Rollup rows computed from raw visits starting in [`start`, `end`) and the views of those
+ * visits (`views`): `sect, day, val, p, visits, pageviews, bounces, duration_ms, hits`, for the
+ * total and `dimensions`. `dayOf` gives the local day number of a TIMESTAMPTZ column, NULL for
+ * none (NULL or -infinity); `keep`, when given, is a condition on `day` the rows must meet. What
+ * the builder stores, and what a report computes for the days it does not read from rollups.
+ */
+export function rawDayRowsSql(
+  o: {
+    /** the site's placeholder */
+    site: string;
+    plan: TimePlan;
+    start: string;
+    end: string;
+    dimensions: readonly VisitDimension[];
+    views: boolean;
+    dayOf: (column: string) => string;
+    keep?: string;
+  },
+  p: Params,
+): string {
+  const keep = o.keep === undefined ? '' : `WHERE ${o.keep}`;
+  const visits = `SELECT * FROM (
+      SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
+        ${localMsSql('started_at', o.plan, p)} // ${DAY} AS day, ${o.dayOf('prev_at')} AS p_total
+        ${o.dimensions.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${d}, ${o.dayOf(prevSameValueSql(d))} AS p_${d}`).join('')}
+      FROM sessions WHERE site = ${o.site} AND started_at >= ${o.start} AND started_at < ${o.end}) ${keep}`;
   const sums = 'count(*), sum(pageviews), count(*) FILTER (WHERE bounce), sum(duration_ms), 0';
   const parts = [
-    `SELECT ${s}, ${tz}, day, ${sectionCode('total')}, NULL, p_total, ${sums} FROM s GROUP BY day, p_total`,
-    ...dims.map(
-      (d) =>
-        `SELECT ${s}, ${tz}, day, ${sectionCode(d)}, ${d}, p_${d}, ${sums} FROM s GROUP BY day, ${d}, p_${d}`,
+    `SELECT ${sectionCode('total')} AS sect, day, NULL::VARCHAR AS val, p_total AS p, count(*) AS visits,
+       sum(pageviews) AS pageviews, count(*) FILTER (WHERE bounce) AS bounces, sum(duration_ms) AS duration_ms,
+       0 AS hits
+     FROM rs GROUP BY day, p_total`,
+    ...o.dimensions.map(
+      (d) => `SELECT ${sectionCode(d)}, day, ${d}, p_${d}, ${sums} FROM rs GROUP BY day, ${d}, p_${d}`,
     ),
-    `SELECT ${s}, ${tz}, day, CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, val, p,
-       count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
-     FROM (
-       SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
-         ${localMsSql('visit_start', plan, p)} // ${DAY} AS day,
-         CASE WHEN visit_first THEN ${day('prev_view_at')} END AS p
-       FROM events
-       WHERE site = ${s} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end})
-     GROUP BY pv, val, day, p`,
   ];
-  // in day and section order: a day range or a section range skips whole row groups
-  return `WITH s AS MATERIALIZED (${visits}) SELECT * FROM (${parts.join('\nUNION ALL\n')}) ORDER BY 3, 4`;
+  if (o.views) {
+    parts.push(`SELECT CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, day, val, p,
+        count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
+      FROM (
+        SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
+          ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day,
+          CASE WHEN visit_first THEN ${o.dayOf('prev_view_at')} END AS p
+        FROM events
+        WHERE site = ${o.site} AND kind IN ('pv', 'ev') AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
+      GROUP BY pv, val, day, p`);
+  }
+  return `WITH rs AS MATERIALIZED (${visits}) ${parts.join('\nUNION ALL\n')}`;
 }
 
 /**

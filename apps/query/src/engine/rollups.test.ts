@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import type { Engine } from './engine.ts';
-import { rollupReads } from './report.ts';
+import { DEEP_DIMENSIONS, rollupReads } from './report.ts';
 import { CASES, load, NOW, randomEvents, reports } from './report-cases.ts';
-import { parseReportParams } from './report-params.ts';
+import { parseReportParams, VISIT_DIMENSIONS } from './report-params.ts';
+import { ROLLUP_SECTIONS } from './rollup-sql.ts';
 import { ev, onStream } from './test-fixtures.ts';
 
 /**
@@ -53,6 +54,12 @@ afterAll(async () => {
 });
 
 describe('day rollups', () => {
+  it('hold the total, every visit dimension, pages and events, those every report shows first', () => {
+    expect([...ROLLUP_SECTIONS].sort()).toEqual(['total', ...VISIT_DIMENSIONS, 'pages', 'events'].sort());
+    const deepFrom = ROLLUP_SECTIONS.length - DEEP_DIMENSIONS.length;
+    expect([...ROLLUP_SECTIONS.slice(deepFrom)].sort()).toEqual([...DEEP_DIMENSIONS].sort());
+  });
+
   it('give the same reports as raw visits, for every period, bucket and zone', async () => {
     const expected = await reference();
     const { out, statements, days } = await overRollups();
