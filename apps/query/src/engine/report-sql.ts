@@ -335,11 +335,13 @@ function buildRolledReportQuery(
 
   // the period's days that are not rolled up: usually none or today, so rollup rows are
   // picked by a day range and this short list, and raw rows by its first and last day
-  const ctes = [
-    `unrolled(day) AS (VALUES ${raw.length === 0 ? '(NULL::INTEGER)' : raw.map((d) => `(${p.add(d)}::INTEGER)`).join(', ')})`,
-  ];
-  const rolledRange = `site = ${site} AND tz = ${tz} AND day BETWEEN ${a} AND ${b}
-    AND day NOT IN (SELECT day FROM unrolled WHERE day IS NOT NULL)`;
+  const ctes =
+    raw.length === 0
+      ? []
+      : [`unrolled(day) AS (VALUES ${raw.map((d) => `(${p.add(d)}::INTEGER)`).join(', ')})`];
+  const rolledRange = `site = ${site} AND tz = ${tz} AND day BETWEEN ${a} AND ${b}${
+    raw.length === 0 ? '' : ' AND day NOT IN (SELECT day FROM unrolled)'
+  }`;
   const sources = [
     `SELECT sect, day, val, p, visits, pageviews, bounces, duration_ms, hits FROM day_rollup
      WHERE ${rolledRange} AND ${sectFilter}`,

@@ -33,7 +33,9 @@ const DAY = 86_400_000;
 /**
  * Sections a rollup day holds, stored as their index here (`sect`, UTINYINT): the total, the
  * dimensions every report shows, pages and custom events, then those shown only with `deep=1`
- * (report.ts DEEP_DIMENSIONS). So a report without `deep` reads a range, `sect <= 13`.
+ * (report.ts DEEP_DIMENSIONS). So a report without `deep` reads a range, `sect <= 13`. Written
+ * out rather than derived from VISIT_DIMENSIONS: the codes are stored, so reordering a list
+ * elsewhere must not renumber them (rollups.test.ts checks the list against the dimensions).
  */
 export const ROLLUP_SECTIONS: readonly string[] = [
   'total',
