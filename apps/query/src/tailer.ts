@@ -177,8 +177,9 @@ export class Tailer {
   }
 
   /**
-   * One batch across all streams; returns how many records it consumed. While a full batch loads
-   * (DuckDB's threads), the next one is read and decoded (JavaScript): a backlog drains faster.
+   * One batch across all streams; returns how many records it consumed. While a batch loads
+   * (DuckDB's threads) and more is waiting, the next one is read and decoded (JavaScript): a
+   * backlog drains faster.
    * The next batch is read from the positions this one ends at, and thrown away if it fails.
    */
   async #step(): Promise<number> {
@@ -190,7 +191,9 @@ export class Tailer {
     }
     const after = new Map(this.#positions);
     for (const [stream, seq] of batch.advanced) after.set(stream, seq);
-    const next = batch.consumed >= this.#o.batchSize && !this.#stopping ? this.#read(after) : undefined;
+    // a batch ends at batchSize records or the reader's 4 MiB, whichever comes first: a backlog
+    // is left whenever the streams hold more than it read
+    const next = batch.lag > 0 && !this.#stopping ? this.#read(after) : undefined;
     try {
       if (batch.records.length > 0) {
         const result = await this.#o.target.applyBatch({ records: batch.records });
