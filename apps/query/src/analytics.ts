@@ -3,6 +3,7 @@ import type { Logger } from '@footfall/http';
 import { createDuckDbEngine, type DuckDbEngineOptions, type Engine } from './engine/index.ts';
 import { LiveHub } from './live.ts';
 import { ReportCache } from './report-cache.ts';
+import { type PrepSite, ReportPrep } from './report-prep.ts';
 import { Tailer } from './tailer.ts';
 
 /** The analytics side of the query service: engine, tailer, report cache, live hub. */
@@ -11,6 +12,8 @@ export interface Analytics {
   tailer: Tailer;
   cache: ReportCache;
   live: LiveHub;
+  /** tells the engine which sites to prepare reports of, once the tailer has caught up */
+  prep: ReportPrep | undefined;
 }
 
 /**
@@ -25,10 +28,14 @@ export async function openAnalytics(options: {
   engine: DuckDbEngineOptions;
   logger: Logger;
   idleMs?: number;
+  /** the sites reports are asked for, and their zones: the engine prepares them ahead */
+  sites?: () => readonly PrepSite[];
 }): Promise<Analytics> {
   const engine = await createDuckDbEngine(options.engine);
   const cache = new ReportCache();
   const live = new LiveHub();
+  const { sites } = options;
+  const prep = sites && new ReportPrep({ engine, sites, logger: options.logger });
   const tailer = new Tailer({
     walRoot: options.walRoot,
     quarantineDir: options.quarantineDir ?? join(options.walRoot, '..', 'quarantine'),
@@ -39,6 +46,7 @@ export async function openAnalytics(options: {
       cache.noteBatch(records);
       live.publish(records);
     },
+    ...(prep && { onCaughtUp: () => prep.caughtUp() }),
   });
-  return { engine, tailer, cache, live };
+  return { engine, tailer, cache, live, prep };
 }

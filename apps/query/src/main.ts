@@ -10,7 +10,14 @@ import {
   writeBeforeUpgradeBackup,
 } from '@footfall/backup';
 import { type Config, describeConfig } from '@footfall/config';
-import { BeforeUpgradeError, ensureSites, finishSiteDeletions, openControlDb } from '@footfall/control';
+import {
+  BeforeUpgradeError,
+  canonicalTimeZone,
+  ensureSites,
+  finishSiteDeletions,
+  listSites,
+  openControlDb,
+} from '@footfall/control';
 import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
@@ -96,6 +103,9 @@ export async function startQueryService(
         ),
     },
     logger,
+    // in the zone reports ask in (routes/reports.ts)
+    sites: () =>
+      listSites(control).map((site) => ({ site: site.id, timeZone: canonicalTimeZone(site.timezone) })),
   });
   // a database it refuses (newer, or not copied before an upgrade) stops the start: let go of app.db
   const analytics = await opening.catch(async (error: unknown) => {
@@ -173,6 +183,7 @@ export async function startQueryService(
       await deps.alerts?.stop();
       await deps.cards?.close();
       await analytics.tailer.stop();
+      await analytics.prep?.stop();
       await analytics.engine.close();
       await control.close();
       logger.info('query service stopped');

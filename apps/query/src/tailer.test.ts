@@ -187,4 +187,26 @@ describe('Tailer', () => {
     await tailer.stop();
     expect(applied.map((r) => r.site).sort()).toEqual(['a1', 'b1']);
   });
+
+  it('says when it has caught up, only once nothing is left to load', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1', 'a2', 'a3']);
+    const { target, applied } = memoryTarget();
+    const seen: number[] = [];
+    const tailer = new Tailer({
+      walRoot: root,
+      quarantineDir: join(root, 'q'),
+      target,
+      logger,
+      idleMs: 10,
+      batchSize: 1,
+      onCaughtUp: () => seen.push(applied.length),
+    });
+    await tailer.start();
+    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await tailer.stop();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen)).toEqual(new Set([3]));
+  });
 });

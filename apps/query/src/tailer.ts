@@ -29,6 +29,8 @@ export interface TailerOptions {
   now?: () => number;
   /** called after each committed batch with its records (live stream, cache) */
   onApplied?: (records: readonly BatchRecord[], result: BatchResult) => void;
+  /** called by the loop each time a poll finds nothing left to load */
+  onCaughtUp?: () => void;
 }
 
 /** Records read and decoded for one batch, and where each stream's reading ended. */
@@ -52,7 +54,8 @@ export interface StuckStream {
  * positions, so a crash keeps all of a batch or none and a restart resumes after the last commit.
  */
 export class Tailer {
-  readonly #o: Required<Omit<TailerOptions, 'onApplied'>> & Pick<TailerOptions, 'onApplied'>;
+  readonly #o: Required<Omit<TailerOptions, 'onApplied' | 'onCaughtUp'>> &
+    Pick<TailerOptions, 'onApplied' | 'onCaughtUp'>;
   readonly #readers = new Map<string, WalReader>();
   #positions = new Map<string, bigint>();
   #stuck = new Map<string, string>();
@@ -154,6 +157,7 @@ export class Tailer {
       let applied = 0;
       try {
         applied = await this.#step();
+        if (applied === 0) this.#o.onCaughtUp?.();
         if (this.#o.now() - this.#lastPrune > 10 * 60 * 1000) await this.#prune();
         backoffMs = 0;
         this.#failing = undefined;

@@ -24,7 +24,7 @@ import {
   str,
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
-import { createRollups } from './rollups.ts';
+import { createRollups, requestHistory } from './rollups.ts';
 import { readAssistants, readVitals } from './vitals.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
@@ -83,6 +83,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     writing = run.catch(() => undefined);
     return run;
   };
+  // the last prepare's reads: closing waits for them (what they queue then is not built)
+  let preparing: Promise<unknown> = Promise.resolve();
   const rollups = createRollups({
     db,
     write: (work) => write(work, false),
@@ -116,6 +118,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     },
     get rollupWork() {
       return rollups.work;
+    },
+    prepare(sites) {
+      const run = (async () => {
+        let queued = 0;
+        for (const { site, timeZone } of sites) queued += await requestHistory(db, rollups, site, timeZone);
+        return queued;
+      })();
+      preparing = run.catch(() => undefined);
+      return run;
     },
     applyBatch: (batch) =>
       write(async () => {
@@ -176,6 +187,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       }),
     close: async () => {
       rollups.close();
+      await preparing;
       await writing;
       db.close();
     },

@@ -34,6 +34,12 @@ export interface Engine {
    * reports ask for): days waiting to be built, days built, builds that failed.
    */
   readonly rollupWork: { queuedDays: number; builtDays: number; failedBuilds: number };
+  /**
+   * Says which sites reports will be asked for, and in which zone: the engine may prepare ahead
+   * what makes them fast (DuckDB: rolls up every day of their history that is over and not rolled
+   * up yet). Resolves once the work is queued, with how many units (days) were queued.
+   */
+  prepare(sites: readonly { site: string; timeZone: string }[]): Promise<number>;
   /** The period reads (report, heatmap, retention) share connections of their own. */
   report(q: SiteQuery & { params: ReportParams } & ReadControl): Promise<Report>;
   /** One breakdown in full (rows containing `search` only, when given), with the totals. */

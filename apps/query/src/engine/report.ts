@@ -1,4 +1,4 @@
-import { bucketSlots, dayNumber, dayString, localToInstant } from './buckets.ts';
+import { bucketSlots, dayNumber, dayString } from './buckets.ts';
 import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import {
   type Bucket,
@@ -17,6 +17,7 @@ import type {
   Metrics,
   Report,
 } from './report-types.ts';
+import { daysToBuild, rolledDaysQuery } from './rollups.ts';
 import type { TimePlan } from './time-plan.ts';
 import { localDay, readTimePlan } from './time-plan.ts';
 
@@ -109,8 +110,6 @@ export interface RollupAccess {
   request(site: string, timeZone: string, days: number[]): void;
 }
 
-const DAY_MS = 86_400_000;
-
 /** How many report statements read day rollups, and how many rolled days in all (tests read it). */
 export const rollupReads = { statements: 0, days: 0 };
 
@@ -135,21 +134,11 @@ async function readReportRows(
   const first = localDay(plan, plan.startMs);
   const last = localDay(plan, plan.endMs - 1);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const days = (
-      await db.read(
-        {
-          sql: `SELECT day FROM rollup_days WHERE site = $1 AND tz = $2 AND day BETWEEN $3 AND $4 ORDER BY day`,
-          params: [input.site, timeZone, first, last],
-        },
-        options,
-      )
-    ).map((row) => num(row['day']));
+    const days = (await db.read(rolledDaysQuery(input.site, timeZone, first, last), options)).map((row) =>
+      num(row['day']),
+    );
     if (attempt === 0) {
-      const rolled = new Set(days);
-      const over: number[] = [];
-      for (let d = first; d <= last; d++) {
-        if (!rolled.has(d) && localToInstant(plan, (d + 1) * DAY_MS) <= rollups.now()) over.push(d);
-      }
+      const over = daysToBuild(plan, first, last, new Set(days), rollups.now());
       if (over.length > 0) rollups.request(input.site, timeZone, over);
     }
     const rows = await db.read(buildReportQuery({ ...input, rolled: { timeZone, days } }), options);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import type { Engine } from './engine.ts';
-import { DEEP_DIMENSIONS, rollupReads } from './report.ts';
+import { DEEP_DIMENSIONS, rollupReads, useSlowReports } from './report.ts';
 import { CASES, load, NOW, randomEvents, reports } from './report-cases.ts';
 import { parseReportParams, VISIT_DIMENSIONS } from './report-params.ts';
 import { ROLLUP_SECTIONS } from './rollup-sql.ts';
@@ -122,6 +122,43 @@ describe('day rollups', () => {
     expect(report.kpis).toMatchObject({ visits: 1, visitors: 1 });
     expect(report.breakdowns.pages).toEqual([{ value: '/x', visitors: 1, visits: 1, pageviews: 1 }]);
     expect(report.breakdowns.country).toEqual([expect.objectContaining({ visits: 1, visitors: 1 })]);
+    expect(rollupErrors).toEqual([]);
+  });
+
+  it('are built ahead for every past day of a site that prepare names, so its first report reads them', async () => {
+    // NOW is 2026-08-20 12:00 UTC, 08:00 in New York: 1 to 19 August are over there, the 20th is not
+    const events = [
+      ev('2026-08-01T03:30:00Z', { site: 'site3', visitor: 'a', path: '/one' }), // 31 July, 23:30 local
+      ev('2026-08-05T15:00:00Z', { site: 'site3', visitor: 'a', path: '/two' }),
+      ev('2026-08-19T20:00:00Z', { site: 'site3', visitor: 'b', path: '/one' }),
+      ev('2026-08-20T11:00:00Z', { site: 'site3', visitor: 'a', path: '/one' }),
+    ];
+    await engine.applyBatch({ records: onStream('ahead', events) });
+    const zone = 'America/New_York';
+    const sites = [
+      { site: 'site3', timeZone: zone },
+      { site: 'no-visits', timeZone: zone },
+    ];
+    expect(await engine.prepare(sites)).toBe(20); // 31 July to 19 August
+    expect(engine.rollupWork.queuedDays).toBe(20);
+    await engine.positions(); // queued behind the builds on the writer
+    expect(engine.rollupWork.queuedDays).toBe(0);
+    expect(await engine.prepare(sites)).toBe(0);
+
+    const params = parseReportParams({ from: '2026-07-31', to: '2026-08-20', daily: '1' }, zone, NOW);
+    const ask = () => engine.report({ site: 'site3', timeZone: zone, params });
+    const before = { ...rollupReads };
+    const report = await ask();
+    expect(rollupReads.statements - before.statements).toBe(1);
+    expect(rollupReads.days - before.days).toBe(20);
+    expect(engine.rollupWork.queuedDays).toBe(0); // the report found nothing to ask for
+    useSlowReports(true);
+    try {
+      expect(report).toEqual(await ask());
+    } finally {
+      useSlowReports(false);
+    }
+    expect(report.kpis).toMatchObject({ visits: 4, visitors: 2, pageviews: 4 });
     expect(rollupErrors).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
-import { dayString } from './buckets.ts';
+import { dayString, localToInstant } from './buckets.ts';
 import type { DuckDb } from './duckdb.ts';
 import { rollback } from './loader.ts';
 import type { RollupAccess } from './report.ts';
 import { buildRollupStatements } from './rollup-sql.ts';
-import { parseTimePlan, timePlanQuery } from './time-plan.ts';
+import { localDay, parseTimePlan, readTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
+
+const DAY_MS = 86_400_000;
 
 /**
  * At most this many days are rolled up in one write: the tailer's next batch waits for one such
@@ -104,4 +106,63 @@ export function createRollups(options: {
       closed = true;
     },
   };
+}
+
+/** The local days first..last that are over at `now` and not in `rolled`: the ones to build. */
+export function daysToBuild(
+  plan: TimePlan,
+  first: number,
+  last: number,
+  rolled: ReadonlySet<number>,
+  now: number,
+): number[] {
+  const over: number[] = [];
+  for (let d = first; d <= last; d++) {
+    if (!rolled.has(d) && localToInstant(plan, (d + 1) * DAY_MS) <= now) over.push(d);
+  }
+  return over;
+}
+
+/** The rolled-up local days first..last of a site in a zone, in order. */
+export const rolledDaysQuery = (site: string, timeZone: string, first: number, last: number) => ({
+  sql: 'SELECT day FROM rollup_days WHERE site = $1 AND tz = $2 AND day BETWEEN $3 AND $4 ORDER BY day',
+  params: [site, timeZone, first, last],
+});
+
+/**
+ * Asks for every day of a site's history in a zone that is over and not rolled up, as a report
+ * of the whole history would: the first report of any period then finds its days built.
+ * Returns how many days it asked for (none for a site without visits).
+ */
+export async function requestHistory(
+  db: DuckDb,
+  rollups: RollupAccess,
+  site: string,
+  timeZone: string,
+): Promise<number> {
+  const [row] = await db.read({
+    sql: 'SELECT epoch_ms(min(started_at))::DOUBLE AS first FROM sessions WHERE site = $1',
+    params: [site],
+  });
+  const firstVisit = row?.['first'];
+  if (typeof firstVisit !== 'number') return 0;
+  const now = rollups.now();
+  // UTC days one either side of the local ones: a plan covers every instant of both ends
+  const plan = await readTimePlan(
+    db,
+    timeZone,
+    {
+      from: dayString(Math.floor(firstVisit / DAY_MS) - 1),
+      to: dayString(Math.floor(now / DAY_MS) + 1),
+    },
+    {},
+  );
+  const first = localDay(plan, firstVisit);
+  const last = localDay(plan, now);
+  const rolled = new Set(
+    (await db.read(rolledDaysQuery(site, timeZone, first, last))).map((r) => Number(r['day'])),
+  );
+  const days = daysToBuild(plan, first, last, rolled, now);
+  if (days.length > 0) rollups.request(site, timeZone, days);
+  return days.length;
 }
