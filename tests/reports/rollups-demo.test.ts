@@ -6,6 +6,7 @@ import { createDuckDbEngine } from '../../apps/query/src/engine/duckdb-engine.ts
 import type { Engine, Report } from '../../apps/query/src/engine/index.ts';
 import { parseReportParams } from '../../apps/query/src/engine/index.ts';
 import { rollupReads, useSlowReports } from '../../apps/query/src/engine/report.ts';
+import { rollupsBuilt } from '../../apps/query/src/engine/test-fixtures.ts';
 import { demoTraffic } from '../../bench/demo-traffic.ts';
 
 /**
@@ -78,7 +79,7 @@ describe('day rollups on the demo data', () => {
     const expected = await reports(true);
     expect(expected[3]!.kpis.visits).toBeGreaterThan(expected[3]!.kpis.visitors);
     await reports(false); // asks for every day that is over
-    await engine.positions(); // queued behind the builds
+    await rollupsBuilt(engine);
     const before = rollupReads.days;
     const rolled = await reports(false);
     expect(rollupReads.days - before).toBeGreaterThan(200);

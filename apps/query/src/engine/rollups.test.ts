@@ -8,7 +8,8 @@ import { DEEP_DIMENSIONS, rollupReads, useSlowReports } from './report.ts';
 import { CASES, load, NOW, randomEvents, reports } from './report-cases.ts';
 import { parseReportParams, VISIT_DIMENSIONS } from './report-params.ts';
 import { ROLLUP_SECTIONS } from './rollup-sql.ts';
-import { ev, onStream } from './test-fixtures.ts';
+import { ROLLUP_DAYS_PER_WRITE } from './rollups.ts';
+import { ev, onStream, rollupsBuilt } from './test-fixtures.ts';
 
 /**
  * Day rollups (rollup-sql.ts) must give the very reports raw visits give: visitors included,
@@ -27,7 +28,7 @@ const reference = () => reports(engine, true);
 /** Reports the fast way twice: the first asks for missing days, which are built before the second. */
 async function overRollups() {
   await reports(engine, false);
-  await engine.positions(); // queued behind the rollup builds on the writer
+  await rollupsBuilt(engine);
   const before = { ...rollupReads };
   const out = await reports(engine, false);
   return {
@@ -115,7 +116,7 @@ describe('day rollups', () => {
     );
     const ask = () => engine.report({ site: 'site2', timeZone: 'Europe/Berlin', params });
     await ask();
-    await engine.positions();
+    await rollupsBuilt(engine);
     const before = rollupReads.statements;
     const report = await ask();
     expect(rollupReads.statements).toBeGreaterThan(before);
@@ -141,7 +142,7 @@ describe('day rollups', () => {
     ];
     expect(await engine.prepare(sites)).toBe(20); // 31 July to 19 August
     expect(engine.rollupWork.queuedDays).toBe(20);
-    await engine.positions(); // queued behind the builds on the writer
+    await rollupsBuilt(engine);
     expect(engine.rollupWork.queuedDays).toBe(0);
     expect(await engine.prepare(sites)).toBe(0);
 
@@ -159,6 +160,26 @@ describe('day rollups', () => {
       useSlowReports(false);
     }
     expect(report.kpis).toMatchObject({ visits: 4, visitors: 2, pageviews: 4 });
+    expect(rollupErrors).toEqual([]);
+  });
+
+  it('let a batch go before all but the run being built, however many days are queued', async () => {
+    const history = Array.from({ length: 60 }, (_, i) =>
+      ev(new Date(Date.parse('2026-06-01T12:00:00Z') + i * 86_400_000).toISOString(), {
+        site: 'site4',
+        visitor: `v${i % 7}`,
+      }),
+    );
+    await engine.applyBatch({ records: onStream('site4', history) });
+    const queued = await engine.prepare([{ site: 'site4', timeZone: 'UTC' }]);
+    expect(queued).toBe(80); // 1 June to 19 August
+    await engine.applyBatch({
+      records: onStream('site4-live', [ev('2026-08-20T11:59:00Z', { site: 'site4' })]),
+    });
+    // at most the run the writer had when the batch came was built before it
+    expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(80 - ROLLUP_DAYS_PER_WRITE);
+    await rollupsBuilt(engine);
+    expect(engine.rollupWork.queuedDays).toBe(0);
     expect(rollupErrors).toEqual([]);
   });
 });

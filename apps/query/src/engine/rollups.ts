@@ -16,15 +16,15 @@ export const ROLLUP_DAYS_PER_WRITE = 7;
 export interface Rollups extends RollupAccess {
   /** days queued, days built and builds failed since open */
   readonly work: { queuedDays: number; builtDays: number; failedBuilds: number };
-  /** stops building: writes queued from here on do nothing */
+  /** stops building: a run the writer already has is finished or skipped, the rest are dropped */
   close(): void;
 }
 
 /**
- * Builds the day rollups reports ask for (rollup-sql.ts), on the writer connection between the
- * tailer's batches: each run of at most ROLLUP_DAYS_PER_WRITE consecutive days in one
- * transaction, so a batch waits for one run at most. Reports go on meanwhile. A day already
- * queued is not queued again.
+ * Builds the day rollups reports and `prepare` ask for (rollup-sql.ts), on the writer connection
+ * between the tailer's batches: each run of at most ROLLUP_DAYS_PER_WRITE consecutive days in one
+ * transaction, handed to the writer one run at a time, so a batch waits for one run at most.
+ * Reports go on meanwhile. A day already queued is not queued again.
  * A failed build leaves the days raw (reports stay exact) and is reported to `onError`.
  */
 export function createRollups(options: {
@@ -40,8 +40,9 @@ export function createRollups(options: {
   let builtDays = 0;
   let failedBuilds = 0;
 
+  /** builds one run; false when the engine closed before it started */
   const build = async (site: string, timeZone: string, first: number, last: number) => {
-    if (closed) return;
+    if (closed) return false;
     const writer = db.writer;
     const { sql, params } = timePlanQuery(timeZone, dayString(first), dayString(last));
     const plan = parseTimePlan(
@@ -54,10 +55,38 @@ export function createRollups(options: {
         await writer.run(statement.sql, statement.params as never);
       }
       await writer.run('COMMIT');
+      return true;
     } catch (error) {
       await rollback(writer);
       throw error;
     }
+  };
+
+  /** runs waiting for the writer, in the order asked for */
+  const pending: { site: string; timeZone: string; from: number; to: number; keys: string[] }[] = [];
+  let building = false;
+  // One run at a time is handed to the writer, the next once it is done: a batch the tailer
+  // queues meanwhile goes before it, so it waits for one run at most however many are pending.
+  const next = () => {
+    if (building || closed) return;
+    const run = pending.shift();
+    if (run === undefined) return;
+    building = true;
+    write(() => build(run.site, run.timeZone, run.from, run.to))
+      .then(
+        (built) => {
+          if (built) builtDays += run.keys.length;
+        },
+        (error: unknown) => {
+          failedBuilds++;
+          options.onError?.(error);
+        },
+      )
+      .finally(() => {
+        for (const key of run.keys) queued.delete(key);
+        building = false;
+        next();
+      });
   };
 
   return {
@@ -69,41 +98,29 @@ export function createRollups(options: {
       if (closed) return;
       const key = (day: number) => `${site}\n${timeZone}\n${day}`;
       const wanted = [...new Set(days)].filter((day) => !queued.has(key(day))).sort((x, y) => x - y);
-      // each run is queued now, so closing the engine (which awaits the writer) waits for them
-      const flush = (from: number, to: number) => {
-        const run: number[] = [];
-        for (let day = from; day <= to; day++) {
-          queued.add(key(day));
-          run.push(day);
-        }
-        write(() => build(site, timeZone, from, to))
-          .then(
-            () => {
-              builtDays += run.length;
-            },
-            (error: unknown) => {
-              failedBuilds++;
-              options.onError?.(error);
-            },
-          )
-          .finally(() => {
-            for (const day of run) queued.delete(key(day));
-          });
+      const add = (from: number, to: number) => {
+        const keys: string[] = [];
+        for (let day = from; day <= to; day++) keys.push(key(day));
+        for (const k of keys) queued.add(k);
+        pending.push({ site, timeZone, from, to, keys });
       };
       let first = wanted[0];
       if (first === undefined) return;
       let previous = first;
       for (const day of wanted.slice(1)) {
         if (day !== previous + 1 || day - first >= ROLLUP_DAYS_PER_WRITE) {
-          flush(first, previous);
+          add(first, previous);
           first = day;
         }
         previous = day;
       }
-      flush(first, previous);
+      add(first, previous);
+      next();
     },
     close() {
+      // the run the writer has is finished (closing awaits the writer); the others are dropped
       closed = true;
+      for (const run of pending.splice(0)) for (const key of run.keys) queued.delete(key);
     },
   };
 }

@@ -7,6 +7,17 @@ import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 
 let counter = 0;
 
+/**
+ * Waits until the engine has built every day rollup asked for: each call of `positions` waits
+ * on the writer for the run being built (runs are handed to the writer one at a time).
+ */
+export async function rollupsBuilt(engine: {
+  rollupWork: { queuedDays: number };
+  positions(): Promise<unknown>;
+}): Promise<void> {
+  while (engine.rollupWork.queuedDays > 0) await engine.positions();
+}
+
 /** Milliseconds since the epoch of an ISO instant such as '2026-03-02T10:00:00Z'. */
 export const ms = (iso: string): number => {
   const value = Date.parse(iso);
