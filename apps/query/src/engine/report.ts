@@ -106,8 +106,11 @@ let slowReports = false;
 export interface RollupAccess {
   /** the clock that says which local days are over */
   now(): number;
-  /** asks for these local days (over, not rolled up) of a site in a zone to be rolled up, later */
-  request(site: string, timeZone: string, days: number[]): void;
+  /**
+   * Asks for these local days (over, not rolled up) of a site in a zone to be rolled up, later:
+   * `ahead` (a report waits; the default) puts them first in the queue, otherwise they go last.
+   */
+  request(site: string, timeZone: string, days: number[], ahead?: boolean): void;
 }
 
 /** How many report statements read day rollups, and how many rolled days in all (tests read it). */

@@ -163,7 +163,7 @@ describe('day rollups', () => {
     expect(rollupErrors).toEqual([]);
   });
 
-  it('let a batch go before all but the run being built, however many days are queued', async () => {
+  it('let a batch, and the days a report asks for, go before all but the run being built', async () => {
     const history = Array.from({ length: 60 }, (_, i) =>
       ev(new Date(Date.parse('2026-06-01T12:00:00Z') + i * 86_400_000).toISOString(), {
         site: 'site4',
@@ -178,6 +178,22 @@ describe('day rollups', () => {
     });
     // at most the run the writer had when the batch came was built before it
     expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(80 - ROLLUP_DAYS_PER_WRITE);
+    // a report of another site asks for its 3 days: they are built next
+    await engine.applyBatch({
+      records: onStream('site5', [
+        ev('2026-08-15T10:00:00Z', { site: 'site5' }),
+        ev('2026-08-17T10:00:00Z', { site: 'site5' }),
+      ]),
+    });
+    const params = parseReportParams({ from: '2026-08-15', to: '2026-08-17' }, 'UTC', NOW);
+    const ask = () => engine.report({ site: 'site5', timeZone: 'UTC', params });
+    await ask();
+    await engine.positions(); // the run in progress is done, the report's is handed over
+    await engine.positions(); // and done
+    const before = { ...rollupReads };
+    expect((await ask()).kpis).toMatchObject({ visits: 2 });
+    expect(rollupReads.days - before.days).toBe(3);
+    expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(80 - 3 * ROLLUP_DAYS_PER_WRITE);
     await rollupsBuilt(engine);
     expect(engine.rollupWork.queuedDays).toBe(0);
     expect(rollupErrors).toEqual([]);

@@ -94,15 +94,16 @@ export function createRollups(options: {
       return { queuedDays: queued.size, builtDays, failedBuilds };
     },
     now: options.now,
-    request(site, timeZone, days) {
+    request(site, timeZone, days, ahead = true) {
       if (closed) return;
       const key = (day: number) => `${site}\n${timeZone}\n${day}`;
       const wanted = [...new Set(days)].filter((day) => !queued.has(key(day))).sort((x, y) => x - y);
+      const runs: typeof pending = [];
       const add = (from: number, to: number) => {
         const keys: string[] = [];
         for (let day = from; day <= to; day++) keys.push(key(day));
         for (const k of keys) queued.add(k);
-        pending.push({ site, timeZone, from, to, keys });
+        runs.push({ site, timeZone, from, to, keys });
       };
       let first = wanted[0];
       if (first === undefined) return;
@@ -115,6 +116,10 @@ export function createRollups(options: {
         previous = day;
       }
       add(first, previous);
+      // a report's days go before a preparation's (someone waits for them); a preparation's
+      // newest first, as the dashboard opens on the last days
+      if (ahead) pending.unshift(...runs);
+      else pending.push(...runs.reverse());
       next();
     },
     close() {
@@ -180,6 +185,6 @@ export async function requestHistory(
     (await db.read(rolledDaysQuery(site, timeZone, first, last))).map((r) => Number(r['day'])),
   );
   const days = daysToBuild(plan, first, last, rolled, now);
-  if (days.length > 0) rollups.request(site, timeZone, days);
+  if (days.length > 0) rollups.request(site, timeZone, days, false);
   return days.length;
 }
