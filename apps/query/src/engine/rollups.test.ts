@@ -164,20 +164,21 @@ describe('day rollups', () => {
   });
 
   it('let a batch, and the days a report asks for, go before all but the run being built', async () => {
+    // a year of history: 55 runs of 7 days, far more than build while the test runs its steps
     const history = Array.from({ length: 60 }, (_, i) =>
-      ev(new Date(Date.parse('2026-06-01T12:00:00Z') + i * 86_400_000).toISOString(), {
+      ev(new Date(Date.parse('2025-08-01T12:00:00Z') + i * 6 * 86_400_000).toISOString(), {
         site: 'site4',
         visitor: `v${i % 7}`,
       }),
     );
     await engine.applyBatch({ records: onStream('site4', history) });
     const queued = await engine.prepare([{ site: 'site4', timeZone: 'UTC' }]);
-    expect(queued).toBe(80); // 1 June to 19 August
+    expect(queued).toBe(384); // 1 August 2025 to 19 August 2026
     await engine.applyBatch({
       records: onStream('site4-live', [ev('2026-08-20T11:59:00Z', { site: 'site4' })]),
     });
     // at most the run the writer had when the batch came was built before it
-    expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(80 - ROLLUP_DAYS_PER_WRITE);
+    expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(queued - ROLLUP_DAYS_PER_WRITE);
     // a report of another site asks for its 3 days: they are built next
     await engine.applyBatch({
       records: onStream('site5', [
@@ -193,9 +194,9 @@ describe('day rollups', () => {
     const before = { ...rollupReads };
     expect((await ask()).kpis).toMatchObject({ visits: 2 });
     expect(rollupReads.days - before.days).toBe(3);
-    expect(engine.rollupWork.queuedDays).toBeGreaterThanOrEqual(80 - 3 * ROLLUP_DAYS_PER_WRITE);
+    expect(engine.rollupWork.queuedDays).toBeGreaterThan(0); // the preparation's runs still wait
     await rollupsBuilt(engine);
     expect(engine.rollupWork.queuedDays).toBe(0);
     expect(rollupErrors).toEqual([]);
-  });
+  }, 120_000);
 });
