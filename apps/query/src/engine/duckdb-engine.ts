@@ -24,7 +24,7 @@ import {
   str,
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
-import { createRollups, requestHistory } from './rollups.ts';
+import { createRollups, dropOtherZones, requestHistory } from './rollups.ts';
 import { readAssistants, readVitals } from './vitals.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
@@ -122,7 +122,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     prepare(sites) {
       const run = (async () => {
         let queued = 0;
-        for (const { site, timeZone } of sites) queued += await requestHistory(db, rollups, site, timeZone);
+        for (const { site, timeZone } of sites) {
+          await dropOtherZones(db, (work) => write(work, false), site, timeZone);
+          queued += await requestHistory(db, rollups, site, timeZone);
+        }
         return queued;
       })();
       preparing = run.catch(() => undefined);

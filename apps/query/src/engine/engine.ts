@@ -37,7 +37,8 @@ export interface Engine {
   /**
    * Says which sites reports will be asked for, and in which zone: the engine may prepare ahead
    * what makes them fast (DuckDB: rolls up every day of their history that is over and not rolled
-   * up yet). Resolves once the work is queued, with how many units (days) were queued.
+   * up yet, and drops what it rolled up for a zone the site no longer has). Resolves once the work
+   * is queued, with how many units (days) were queued.
    */
   prepare(sites: readonly { site: string; timeZone: string }[]): Promise<number>;
   /** The period reads (report, heatmap, retention) share connections of their own. */

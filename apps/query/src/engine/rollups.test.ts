@@ -163,6 +163,39 @@ describe('day rollups', () => {
     expect(rollupErrors).toEqual([]);
   });
 
+  it('are dropped for a zone the site no longer has once prepare names the new one', async () => {
+    const zone = 'America/New_York';
+    const rolled = async (tz: string) => {
+      const params = parseReportParams({ from: '2026-08-01', to: '2026-08-19' }, tz, NOW);
+      const before = { ...rollupReads };
+      await engine.report({ site: 'site6', timeZone: tz, params });
+      return rollupReads.days - before.days;
+    };
+    // 31 July 23:30 in New York, 1 August 12:30 in Tokyo
+    const events = [
+      ev('2026-08-01T03:30:00Z', { site: 'site6' }),
+      ev('2026-08-19T20:00:00Z', { site: 'site6' }),
+    ];
+    await engine.applyBatch({ records: onStream('zones', events) });
+    expect(await engine.prepare([{ site: 'site6', timeZone: zone }])).toBe(20);
+    await rollupsBuilt(engine);
+    expect(await rolled(zone)).toBe(19);
+    // the site moves to Tokyo: its days there are built (1 to 19 August, the 20th is not over
+    // there either), New York's dropped
+    expect(await engine.prepare([{ site: 'site6', timeZone: 'Asia/Tokyo' }])).toBe(19);
+    await rollupsBuilt(engine);
+    expect(await rolled('Asia/Tokyo')).toBe(19);
+    expect(await rolled(zone)).toBe(0); // read raw, and asked for again
+    await rollupsBuilt(engine);
+    expect(await rolled(zone)).toBe(19);
+    // naming the site in New York again drops Tokyo's and queues only 31 July (the first
+    // visit's day there, which no report asked for since Tokyo's preparation dropped it)
+    expect(await engine.prepare([{ site: 'site6', timeZone: zone }])).toBe(1);
+    expect(await rolled('Asia/Tokyo')).toBe(0);
+    await rollupsBuilt(engine);
+    expect(rollupErrors).toEqual([]);
+  });
+
   it('let a batch, and the days a report asks for, go before all but the run being built', async () => {
     // a year of history: 55 runs of 7 days, far more than build while the test runs its steps
     const history = Array.from({ length: 60 }, (_, i) =>

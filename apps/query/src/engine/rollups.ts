@@ -188,3 +188,35 @@ export async function requestHistory(
   if (days.length > 0) rollups.request(site, timeZone, days, false);
   return days.length;
 }
+
+/**
+ * Removes a site's rollup rows of every zone but `timeZone`, on the writer (`write`): once a
+ * site's zone changed, reports never read the old zone's rows again. Returns how many rolled days
+ * were removed. Reads first, so a site with rows of its zone only costs one small read.
+ */
+export async function dropOtherZones(
+  db: DuckDb,
+  write: <T>(work: () => Promise<T>) => Promise<T>,
+  site: string,
+  timeZone: string,
+): Promise<number> {
+  const other = 'site = $1 AND tz <> $2';
+  const [row] = await db.read({
+    sql: `SELECT count(*)::DOUBLE AS n FROM rollup_days WHERE ${other}`,
+    params: [site, timeZone],
+  });
+  if (!row || row['n'] === 0) return 0;
+  return write(async () => {
+    const writer = db.writer;
+    await writer.run('BEGIN TRANSACTION');
+    try {
+      await writer.run(`DELETE FROM day_rollup WHERE ${other}`, [site, timeZone]);
+      const removed = await writer.runAndReadAll(`DELETE FROM rollup_days WHERE ${other}`, [site, timeZone]);
+      await writer.run('COMMIT');
+      return Number(removed.getRowsJS()[0]?.[0] ?? 0);
+    } catch (error) {
+      await rollback(writer);
+      throw error;
+    }
+  });
+}
