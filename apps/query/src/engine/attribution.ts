@@ -4,6 +4,7 @@ import { DIMENSION_COLUMNS, filterSql, goalMatchSql } from './filters.ts';
 import type { GoalMatch } from './goals-sql.ts';
 import { type Filter, VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 /** How far back a sale looks for the visit that earned it (spec, Limits). */
 export const ATTRIBUTION_WINDOW_DAYS = 90;
@@ -103,7 +104,7 @@ export async function runGoalPayers(
           make_timestamptz((unnest(${ats}::DOUBLE[]) * 1000)::BIGINT) AS at
       ), ev AS MATERIALIZED (
         SELECT a.idx, e.kind, e.name, e.path, e.props FROM a JOIN events e
-          ON e.site = ${site} AND e.visitor_key = md5_number_lower(a.visitor) AND e.kind IN ('pv', 'ev')
+          ON e.site = ${site} AND e.visitor_key = md5_number_lower(a.visitor) AND ${activityKindSql('e.')}
           AND e.ts < a.at + INTERVAL ${PAYMENT_TIME_PRECISION_MS} MILLISECOND
           AND e.ts > a.at - INTERVAL ${ATTRIBUTION_WINDOW_DAYS} DAY
       )

@@ -9,6 +9,7 @@ import type { Bucket } from './report-params.ts';
 import { bucketKeySql } from './report-sql.ts';
 import { Params } from './sql-params.ts';
 import { readTimePlan } from './time-plan.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 /** Channels drawn on their own in the channel chart; the rest are one "Other" line. */
 export const CHART_CHANNELS = 5;
@@ -73,7 +74,7 @@ export async function readCharts(
     goals.length === 0
       ? 'false'
       : `session_id IN (SELECT session_id FROM events
-          WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end} AND kind IN ('pv', 'ev')
+          WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end} AND ${activityKindSql()}
             AND (${goals.map((g) => goalMatchSql(g, p)).join(' OR ')}))`;
   const rows = await db.read(
     p.query(`WITH v AS MATERIALIZED (

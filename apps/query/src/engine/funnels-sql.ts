@@ -3,6 +3,7 @@ import type { PeriodQuery } from './engine.ts';
 import { goalMatchSql } from './filters.ts';
 import type { GoalMatch } from './goals-sql.ts';
 import { periodScope, scopeVisits } from './period-scope.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 /** A funnel as the engine counts it: ordered steps, within one visit or a number of days. */
 export interface FunnelQuery {
@@ -48,7 +49,7 @@ export async function readFunnel(
     p.query(`WITH vis AS (${scopeVisits(scope)}), ev AS MATERIALIZED (
         SELECT id, ts, kind, name, path, props, visitor_key, session_id FROM events
         WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end}
-          AND kind IN ('pv', 'ev') AND session_id IN (SELECT session_id FROM vis)
+          AND ${activityKindSql()} AND session_id IN (SELECT session_id FROM vis)
       ), ${steps.join(', ')}
       ${counts.join(' UNION ALL ')}`),
     options,

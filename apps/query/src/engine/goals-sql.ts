@@ -2,6 +2,7 @@ import type { DuckDb, ReadOptions } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
 import { goalMatchSql } from './filters.ts';
 import { periodScope, scopeVisits } from './period-scope.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 /** A goal as the engine counts it (packages/control/src/goals.ts defines them). */
 export interface GoalMatch {
@@ -38,7 +39,7 @@ export async function readGoals(
     p.query(`WITH vis AS (${scopeVisits(scope)}), ev AS MATERIALIZED (
         SELECT kind, name, path, props, visitor_key, session_id FROM events
         WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end}
-          AND kind IN ('pv', 'ev') AND session_id IN (SELECT session_id FROM vis)
+          AND ${activityKindSql()} AND session_id IN (SELECT session_id FROM vis)
       )
       SELECT goal, count(DISTINCT visitor_key) AS visitors, count(DISTINCT session_id) AS visits,
         count(*) AS conversions

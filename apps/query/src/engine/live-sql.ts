@@ -1,6 +1,7 @@
 import type { Query } from './duckdb.ts';
 import { Params } from './sql-params.ts';
 import { instant } from './time-plan.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 /**
  * Columns shown for one event (`e`) in the live feed and in a journey. Events do not store the
@@ -21,7 +22,7 @@ export function buildNowTotalsQuery(site: string, nowMs: number): Query {
   return p.query(`SELECT count(DISTINCT visitor_key) FILTER (WHERE ts >= ${since5})::DOUBLE AS visitors5,
       count(DISTINCT visitor_key)::DOUBLE AS visitors30,
       count(*) FILTER (WHERE kind = 'pv')::DOUBLE AS pageviews30
-    FROM events WHERE site = ${s} AND ts >= ${since30} AND kind IN ('pv', 'ev')`);
+    FROM events WHERE site = ${s} AND ts >= ${since30} AND ${activityKindSql()}`);
 }
 
 /**
@@ -37,7 +38,7 @@ export function buildNowPeopleQuery(site: string, nowMs: number, limit: number):
   return p.query(`WITH last AS (
       SELECT visitor_key, arg_max(session_id, ts) AS session_id, max(ts) AS seen, arg_max(path, ts) AS path,
         count(*) FILTER (WHERE kind = 'pv') AS pageviews
-      FROM events WHERE site = ${s} AND ts >= ${since} AND kind IN ('pv', 'ev') GROUP BY visitor_key)
+      FROM events WHERE site = ${s} AND ts >= ${since} AND ${activityKindSql()} GROUP BY visitor_key)
     SELECT v.visitor, epoch_ms(l.seen)::DOUBLE AS seen, l.path,
       coalesce(v.pageviews, l.pageviews)::DOUBLE AS pageviews,
       v.channel, v.referrer, v.entry_page, v.country, v.city, v.device, v.browser, v.os,
@@ -55,7 +56,7 @@ export function buildRecentEventsQuery(site: string, limit: number, nowMs: numbe
   // the newest events first, then their visitor ids from their visits (a pageview's or custom
   // event's visit has its last activity at or after it)
   return p.query(`WITH e AS (
-      SELECT * FROM events WHERE site = ${s} AND ts >= ${since} AND kind IN ('pv', 'ev')
+      SELECT * FROM events WHERE site = ${s} AND ts >= ${since} AND ${activityKindSql()}
       ORDER BY ts DESC, id DESC LIMIT ${p.add(limit)})
     SELECT ${eventColumns('v.visitor')}
     FROM e LEFT JOIN sessions v ON v.site = e.site AND v.session_id = e.session_id AND v.last_at >= ${since}

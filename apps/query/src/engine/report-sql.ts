@@ -5,7 +5,7 @@ import type { Bucket, Filter, VisitDimension } from './report-params.ts';
 import { rawDayRowsSql, sectionCode, sectionNameSql } from './rollup-sql.ts';
 import { Params } from './sql-params.ts';
 import { instant, localDay, localMsSql, type TimePlan } from './time-plan.ts';
-import { prevSameValueSql } from './visits-sql.ts';
+import { activityKindSql, prevSameValueSql } from './visits-sql.ts';
 
 /** What one report statement computes. */
 export interface ReportSqlInput {
@@ -215,7 +215,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     const events = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
         visit_first, visitor_key, ${eventLocal} // ${DAY} AS day
       FROM events
-      WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered}`;
+      WHERE site = ${site} AND ${activityKindSql()} AND visit_start >= ${start} AND visit_start < ${end} ${filtered}`;
     const mk =
       'CASE WHEN visit_first AND e.visitor_key IN (SELECT visitor_key FROM multi) THEN e.visitor_key END AS mk';
     const sums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
@@ -227,7 +227,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
       const views = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
           visit_first, prev_view_at, ${eventLocal} // ${DAY} AS day
         FROM events
-        WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end}`;
+        WHERE site = ${site} AND ${activityKindSql()} AND visit_start >= ${start} AND visit_start < ${end}`;
       const pageRow = 'visits, 0 AS pageviews, 0 AS bounces, 0 AS duration_ms, hits';
       if (daily) {
         ctes.push(

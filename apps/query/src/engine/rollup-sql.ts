@@ -4,7 +4,7 @@ import { DIMENSION_COLUMNS } from './filters.ts';
 import { VISIT_DIMENSIONS, type VisitDimension } from './report-params.ts';
 import { Params } from './sql-params.ts';
 import { instant, localMsSql, type TimePlan } from './time-plan.ts';
-import { prevSameValueSql } from './visits-sql.ts';
+import { activityKindSql, prevSameValueSql } from './visits-sql.ts';
 
 /**
  * Day rollups (schema version 8): per site, time zone and local day, what an unfiltered report
@@ -182,7 +182,7 @@ export function rawDayRowsSql(
           ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day,
           CASE WHEN visit_first THEN ${o.dayOf('prev_view_at')} END AS p
         FROM events
-        WHERE site = ${o.site} AND kind IN ('pv', 'ev') AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
+        WHERE site = ${o.site} AND ${activityKindSql()} AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
       GROUP BY pv, val, day, p`);
   }
   return `WITH rs AS MATERIALIZED (${visits}) ${parts.join('\nUNION ALL\n')}`;

@@ -1,8 +1,10 @@
-import type { WalEvent } from '@footfall/schema';
+import { EVENT_KINDS, type WalEvent } from '@footfall/schema';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDuckDb } from './duckdb.ts';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import type { Engine, JourneyVisit } from './engine.ts';
 import { ev, onStream } from './test-fixtures.ts';
+import { activityKindSql } from './visits-sql.ts';
 
 let engine: Engine;
 let seq = 0n;
@@ -128,5 +130,21 @@ describe('visits', () => {
     );
     expect((await visits()).map((v) => v.pageviews)).toEqual([1]);
     expect((await engine.journey({ site: 'site2', visitor: 'v1' })).visits).toHaveLength(1);
+  });
+});
+
+describe('activityKindSql', () => {
+  it('keeps exactly pageviews and custom events of every kind an event can have', async () => {
+    const db = await openDuckDb({ path: ':memory:', threads: 1, memoryLimit: '64MB' });
+    try {
+      const kinds = EVENT_KINDS.map((k) => `('${k}')`).join(', ');
+      const rows = await db.read({
+        sql: `SELECT kind FROM (VALUES ${kinds}) t(kind) WHERE ${activityKindSql()} ORDER BY kind`,
+        params: [],
+      });
+      expect(rows.map((r) => r['kind'])).toEqual(['ev', 'pv']);
+    } finally {
+      db.close();
+    }
   });
 });
