@@ -73,9 +73,9 @@ export const CARRY_APPLY_SQL = [
   `UPDATE events SET visitor_key = md5_number_lower(r.p)
    FROM carry_relabel r
    WHERE NOT r.is_new AND events.site = r.site AND events.id = r.id AND events.ts = r.ts`,
-  `UPDATE new_ev SET visitor = r.p, visitor_key = md5_number_lower(r.p)
+  `UPDATE stage_events SET visitor = r.p
    FROM carry_relabel r
-   WHERE r.is_new AND new_ev.site = r.site AND new_ev.id = r.id`,
+   WHERE r.is_new AND stage_events.site = r.site AND stage_events.id = r.id`,
   `UPDATE visit_carries SET last_at = greatest(visit_carries.last_at, r.last_at)
    FROM (SELECT site, p, x, max(ts) AS last_at FROM carry_relabel GROUP BY site, p, x) r
    WHERE visit_carries.site = r.site AND visit_carries.p = r.p AND visit_carries.x = r.x`,
