@@ -6,6 +6,9 @@ import { listWalStreams, openWalReader, pruneWal, WalCorruptionError, type WalRe
 import { ValiError } from 'valibot';
 import type { Batch, BatchRecord, BatchResult } from './engine/loader.ts';
 
+/** Records decoded between two turns of the event loop (see #read). */
+const DECODE_SLICE = 1000;
+
 /** Where the tailer loads records: the analytics engine. */
 export interface TailTarget {
   /** applied sequence number per stream, as committed */
@@ -231,6 +234,10 @@ export class Tailer {
           for (const { seq, payload } of await reader.read({ after, maxRecords: room })) {
             advanced.set(stream, seq);
             consumed++;
+            // Decoding a batch takes about 150 ms of JavaScript: it gives the event loop back every
+            // DECODE_SLICE records, so report requests, and the loader's next statement when a
+            // batch is read ahead, are not held up behind it
+            if (consumed % DECODE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
             try {
               records.push({ stream, seq, record: decodeWalRecord(payload) });
             } catch (e) {
