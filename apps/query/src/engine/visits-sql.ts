@@ -29,7 +29,7 @@
 /**
  * "The event is activity" (a pageview or a custom event) as a condition on a stored event's kind
  * that DuckDB checks inside the table scan. Of the kinds (en, ev, pv, vt: EVENT_KINDS) exactly ev
- * and pv lie in this range (visits-sql.test.ts holds it); `kind IN ('pv', 'ev')` is checked only
+ * and pv lie in this range (visits.test.ts holds it); `kind IN ('pv', 'ev')` is checked only
  * after the scan, on every row read (30 days of events at 10M demo events: 36 against 61 ms).
  */
 export const activityKindSql = (alias = ''): string => `${alias}kind BETWEEN 'ev' AND 'pv'`;
@@ -90,7 +90,9 @@ FROM (SELECT site, visitor, visitor_key, id, ts, kind, path, name, is_new,
 
 /**
  * Sums each visit up from the numbered activity; what the first pageview (or first event) decides
- * comes from that event's row in `win`.
+ * comes from that event's row in `win`, one row: (site, id, ts) is unique there, as a copy of a
+ * stored event comes with about its time, which the loader's dedupe window (48 hours back from
+ * the batch's earliest event) covers. UPDATE_EVENTS_SQL and PREV_VIEWS_SQL rely on the same.
  */
 export const VISITS_SQL = `
 CREATE OR REPLACE TEMP TABLE vis AS
