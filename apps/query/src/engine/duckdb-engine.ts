@@ -8,7 +8,7 @@ import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engi
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
-import { applyBatch, type BeforeCommit, prepareWriter, readPositions, rollback } from './loader.ts';
+import { applyBatch, type BeforeCommit, inTransaction, prepareWriter, readPositions } from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
 import { readMoments } from './moments-sql.ts';
 import {
@@ -85,15 +85,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   };
   // the last prepare's reads: closing waits for them (what they queue then is not built)
   let preparing: Promise<unknown> = Promise.resolve();
-  const rollups = createRollups({
-    db,
-    write: (work) => write(work, false),
-    now,
-    onError: options.onRollupError,
-  });
+  // rollup writes: queued on the writer like batches, without holding reports back
+  const writeRollups = <T>(work: () => Promise<T>) => write(work, false);
+  const rollups = createRollups({ db, write: writeRollups, now, onError: options.onRollupError });
   const deleteSite = async (site: string) => {
-    await db.writer.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(db.writer, async () => {
       for (const table of [
         'events',
         'sessions',
@@ -104,12 +100,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ]) {
         await db.writer.run(`DELETE FROM ${table} WHERE site = $1`, [site]);
       }
-      await db.writer.run('COMMIT');
-      generation++;
-    } catch (error) {
-      await rollback(db.writer);
-      throw error;
-    }
+    });
+    generation++;
   };
 
   return {
@@ -123,7 +115,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const run = (async () => {
         let queued = 0;
         for (const { site, timeZone } of sites) {
-          await dropOtherZones(db, (work) => write(work, false), site, timeZone);
+          await dropOtherZones(db, writeRollups, site, timeZone);
           queued += await requestHistory(db, rollups, site, timeZone);
         }
         return queued;

@@ -196,6 +196,18 @@ export async function rollback(connection: DuckDBConnection): Promise<void> {
   }
 }
 
+/** Runs `work` in one transaction on `connection`: committed when it resolves, else rolled back. */
+export async function inTransaction(connection: DuckDBConnection, work: () => Promise<void>): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    await work();
+    await connection.run('COMMIT');
+  } catch (error) {
+    await rollback(connection);
+    throw error;
+  }
+}
+
 async function loadCounters(connection: DuckDBConnection): Promise<void> {
   await connection.run(
     `INSERT INTO crawl_counters

@@ -1,6 +1,6 @@
 import { dayString, localToInstant } from './buckets.ts';
 import type { DuckDb } from './duckdb.ts';
-import { rollback } from './loader.ts';
+import { inTransaction } from './loader.ts';
 import type { RollupAccess } from './report.ts';
 import { buildRollupStatements } from './rollup-sql.ts';
 import { localDay, parseTimePlan, readTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
@@ -49,17 +49,12 @@ export function createRollups(options: {
       timeZone,
       (await writer.runAndReadAll(sql, params as never)).getRowObjectsJS(),
     );
-    await writer.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(writer, async () => {
       for (const statement of buildRollupStatements(site, plan, first, last)) {
         await writer.run(statement.sql, statement.params as never);
       }
-      await writer.run('COMMIT');
-      return true;
-    } catch (error) {
-      await rollback(writer);
-      throw error;
-    }
+    });
+    return true;
   };
 
   /** runs waiting for the writer, in the order asked for */
@@ -191,32 +186,25 @@ export async function requestHistory(
 
 /**
  * Removes a site's rollup rows of every zone but `timeZone`, on the writer (`write`): once a
- * site's zone changed, reports never read the old zone's rows again. Returns how many rolled days
- * were removed. Reads first, so a site with rows of its zone only costs one small read.
+ * site's zone changed, reports never read the old zone's rows again. Reads first, so a site with
+ * rows of its zone only costs one small read.
  */
 export async function dropOtherZones(
   db: DuckDb,
   write: <T>(work: () => Promise<T>) => Promise<T>,
   site: string,
   timeZone: string,
-): Promise<number> {
+): Promise<void> {
   const other = 'site = $1 AND tz <> $2';
   const [row] = await db.read({
     sql: `SELECT count(*)::DOUBLE AS n FROM rollup_days WHERE ${other}`,
     params: [site, timeZone],
   });
-  if (!row || row['n'] === 0) return 0;
-  return write(async () => {
-    const writer = db.writer;
-    await writer.run('BEGIN TRANSACTION');
-    try {
-      await writer.run(`DELETE FROM day_rollup WHERE ${other}`, [site, timeZone]);
-      const removed = await writer.runAndReadAll(`DELETE FROM rollup_days WHERE ${other}`, [site, timeZone]);
-      await writer.run('COMMIT');
-      return Number(removed.getRowsJS()[0]?.[0] ?? 0);
-    } catch (error) {
-      await rollback(writer);
-      throw error;
-    }
-  });
+  if (!row || row['n'] === 0) return;
+  await write(() =>
+    inTransaction(db.writer, async () => {
+      await db.writer.run(`DELETE FROM day_rollup WHERE ${other}`, [site, timeZone]);
+      await db.writer.run(`DELETE FROM rollup_days WHERE ${other}`, [site, timeZone]);
+    }),
+  );
 }
