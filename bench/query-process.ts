@@ -32,6 +32,8 @@ export function startQuery(
       PATH: process.env.PATH ?? '',
       FOOTFALL_DATA_DIR: dataDir,
       FOOTFALL_API_TOKEN: token,
+      // /metrics is closed without its own token: the same one opens it here
+      FOOTFALL_METRICS_TOKEN: token,
       FOOTFALL_GEO: 'off',
       FOOTFALL_LOG_LEVEL: 'info',
       ...env,

@@ -149,6 +149,19 @@ describe('compose.yaml', () => {
     expect(read('infra/prometheus/prometheus.yml')).toContain('targets: ["ingest:8080"]');
   });
 
+  it('hands Prometheus FOOTFALL_METRICS_TOKEN as the secret its scrape reads (/metrics is closed without it)', () => {
+    const secrets = (compose as unknown as { secrets: Record<string, { environment?: string }> }).secrets;
+    expect(compose.services.prometheus!.secrets).toEqual(['footfall_metrics_token']);
+    expect(secrets.footfall_metrics_token).toEqual({ environment: 'FOOTFALL_METRICS_TOKEN' });
+    const scrape = parse(read('infra/prometheus/prometheus.yml')) as {
+      scrape_configs: { authorization?: { type: string; credentials_file: string } }[];
+    };
+    expect(scrape.scrape_configs[0]!.authorization).toEqual({
+      type: 'Bearer',
+      credentials_file: '/run/secrets/footfall_metrics_token',
+    });
+  });
+
   it('publishes the gateway on loopback only', () => {
     expect(compose.services.ingest!.ports).toEqual(['127.0.0.1:8080:8080']);
     expect(compose.services.query!.ports).toBeUndefined();

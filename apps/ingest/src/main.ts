@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '@footfall/config';
 import { getSite, openControlDb } from '@footfall/control';
 import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
@@ -9,7 +9,7 @@ import type { IngestDeps } from './deps.ts';
 import { clientAddress } from './enrich/client-address.ts';
 import { createGeo } from './enrich/geo-setup.ts';
 import { EventLog } from './event-log.ts';
-import { forwardToQuery, isIngestPath } from './front-door.ts';
+import { declaresTooLarge, forwardToQuery, isIngestPath } from './front-door.ts';
 import type { GeoLocator } from './pipeline.ts';
 import { handleIngestPost, POST_ROUTES } from './post-handler.ts';
 import { INGEST_LIMITS, RateLimiter } from './rate-limit.ts';
@@ -72,10 +72,15 @@ export async function startIngestGateway(
     },
   };
   const own = getRequestListener(createIngestApp(deps).fetch);
-  const server = createServer((req, res) => {
+  const pathOf = (req: IncomingMessage) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
+    return query === -1 ? url : url.slice(0, query);
+  };
+  const forwarded = (req: IncomingMessage, path: string) =>
+    !(req.method === 'POST' && POST_ROUTES[path]) && !isIngestPath(path);
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const path = pathOf(req);
     const post = req.method === 'POST' ? POST_ROUTES[path] : undefined;
     if (post) {
       handleIngestPost(deps, post, req, res);
@@ -98,6 +103,13 @@ export async function startIngestGateway(
       clientProto: (r) =>
         config.trustProxy.mode !== 'none' && r.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http',
     });
+  };
+  const server = createServer(handle);
+  // `Expect: 100-continue` (curl's way with bodies over 1 KiB): a body the query service would
+  // refuse is refused before the client sends it; any other is asked for, then handled as usual
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!(forwarded(req, pathOf(req)) && declaresTooLarge(req))) res.writeContinue();
+    handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
   const status = await serveStatus(deps, geo);

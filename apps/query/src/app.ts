@@ -1,4 +1,4 @@
-import { livenessRoutes, onError } from '@footfall/http';
+import { API_BODY_BYTES, limitBody, livenessRoutes, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import { accessGuard } from './auth/guard.ts';
@@ -31,7 +31,7 @@ import { siteRoutes } from './routes/sites.ts';
 /**
  * The query service's HTTP app: `/api/v1`, the operator endpoints and the dashboard.
  * Every answer carries `Server-Timing`. Every route's access is declared in auth/access.ts and
- * checked by the guard before its handler runs.
+ * checked by the guard before its handler runs; no body over API_BODY_BYTES is read.
  */
 export function createQueryApp(deps: QueryDeps) {
   const app = new Hono();
@@ -39,6 +39,9 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', timing({ crossOrigin: false }));
   app.use('*', metrics.timing);
   app.use('*', accessGuard(deps));
+  // after the guard, so a caller it refuses has none of the body read; by Content-Length at once,
+  // a chunked body as it is read: no request holds more than this in memory
+  app.use('*', limitBody(API_BODY_BYTES));
   app.onError(onError(deps.logger));
   // no route: the dashboard's files and pages, or the JSON 404
   app.notFound(dashboardFallback(deps.dashboardDir));

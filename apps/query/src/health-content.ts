@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { instanceKeyMatches } from '@footfall/control';
+import { instanceKeyMatches, type SiteScope, scopeAllows } from '@footfall/control';
 import { footfallVersion } from '@footfall/instance';
 import { allConnections } from '@footfall/payments';
 import { backupHealth } from './backups.ts';
@@ -16,16 +16,28 @@ export interface EventCounts {
 }
 
 /**
+ * Who reads the Health content: the sites they may see, and whether they are an owner. Without
+ * one (the operator's answer, alerts) it is read whole.
+ */
+export interface HealthReader {
+  scope: SiteScope;
+  owner: boolean;
+}
+
+/**
  * The spec's Health content, as the Health view (everyone signed in) and `GET /api/v1/health`
  * show it: version, uptime, events counted by the gateways since they started, the write-ahead
  * log's backlog and its problems, the query process's memory, and the disk with how long it lasts
  * at the last seven days' rate. `status` is `degraded` when something needs a person: a gateway
  * refusing or not answering, a stream the tailer stopped at, records it could not read, batches
- * that keep failing, the last backup or off-site copy failed. Backups are null until one was tried; payments are null until a site has a
- * payment connection.
+ * that keep failing, the last backup or off-site copy failed. Backups are null until one was tried;
+ * payments are null until a site the reader may see has a payment connection.
  */
-export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[]) {
-  const ingest = gateways ?? (await gatewayHealth(deps.instance.paths.run));
+export async function healthContent(
+  deps: QueryDeps,
+  options: { gateways?: GatewayHealth[]; reader?: HealthReader } = {},
+) {
+  const ingest = options.gateways ?? (await gatewayHealth(deps.instance.paths.run));
   const tailer = deps.analytics.tailer;
   const events: EventCounts = { accepted: 0, dropped_as_bots: 0, rejected: 0, declined: 0 };
   const streams = ingest.map((g) => {
@@ -67,7 +79,7 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
     memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
     disk: await disk(deps),
     backups,
-    payments: payments(deps),
+    payments: payments(deps, options.reader),
   };
 }
 
@@ -75,11 +87,15 @@ export async function healthContent(deps: QueryDeps, gateways?: GatewayHealth[])
  * Payments once a site has a connection: how many, the last webhook stored, how many deliveries
  * were answered "retry later" because a connection has no signing secret yet, the last
  * reconciliation with a provider (null before any), the exchange rates held, and each connection's
- * own health.
+ * own health. A reader sees the connections of their own sites only, and a connection's id (the
+ * path of its webhook address) only as an owner, as everywhere else.
  */
-function payments(deps: QueryDeps) {
-  const all = allConnections(deps.control);
+function payments(deps: QueryDeps, reader: HealthReader | undefined) {
+  const all = allConnections(deps.control).filter(
+    (x) => reader === undefined || scopeAllows(reader.scope, x.siteId),
+  );
   if (all.length === 0) return null;
+  const showIds = reader === undefined || reader.owner;
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const lastWebhook = Math.max(...all.map((x) => x.lastEventAt ?? 0));
   const lastSync = all
@@ -93,7 +109,7 @@ function payments(deps: QueryDeps) {
       lastSync === undefined ? null : { at: iso(lastSync.syncAttemptedAt), error: lastSync.syncError },
     exchange_rates: deps.exchangeRates?.status ?? { newest_day: null, checked_at: null, error: null },
     sources: all.map((x) => ({
-      id: x.id,
+      ...(showIds ? { id: x.id } : {}),
       site_id: x.siteId,
       provider: x.provider,
       name: x.name,

@@ -1,11 +1,8 @@
-import { AppError } from '@footfall/http';
 import { footfallVersion } from '@footfall/instance';
 import { type ApiGet, createFootfallMcpServer, readAnswer } from '@footfall/mcp';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Hono } from 'hono';
-
-/** A JSON-RPC message to the MCP server is small: a tool's name and its arguments. */
-const MAX_BODY = 64 * 1024;
+import { requireJsonType } from './auth/json.ts';
 
 /**
  * `/mcp`: the read-only MCP server over Streamable HTTP (docs/mcp.md). Stateless: each POST is
@@ -24,12 +21,9 @@ export function mountMcp(app: Hono<any>): void {
       return readAnswer(await app.request(url, { headers: { authorization, accept: 'application/json' } }));
     };
     // the same refusals as every JSON route of the API, before the protocol's own checks
-    const type = c.req.header('content-type') ?? '';
-    if (!/^application\/json\s*(;|$)/i.test(type)) {
-      throw new AppError('unsupported_media_type', 'send JSON-RPC with Content-Type: application/json');
-    }
+    // (a JSON-RPC message is small: a tool's name and its arguments; the app's body limit holds it)
+    requireJsonType(c, 'send JSON-RPC with Content-Type: application/json');
     const text = await c.req.text();
-    if (text.length > MAX_BODY) throw new AppError('payload_too_large', 'the body is too large');
     // the answers are always JSON (never a stream): a client that accepts only JSON is served too
     const request = new Request(c.req.url, {
       method: 'POST',

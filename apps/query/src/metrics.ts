@@ -206,18 +206,23 @@ function routeOf(c: Context): string {
 
 /**
  * `GET /metrics`: this process's metrics and every ingest gateway's (asked over its status
- * socket), in the Prometheus text format. Open, unless FOOTFALL_METRICS_TOKEN is set: then only
- * `Authorization: Bearer <that token>`.
+ * socket), in the Prometheus text format, for `Authorization: Bearer <FOOTFALL_METRICS_TOKEN>`
+ * only. Closed (403, saying how to open it) while that is unset: it tells sign-in failures and
+ * webhook activity, and the gateway is public.
  */
 export function mountMetrics(app: Hono, deps: QueryDeps, metrics: QueryMetrics): void {
   app.get('/metrics', async (c) => {
     const token = deps.config.metricsToken;
-    if (token !== undefined) {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-      if (!safeEqual(given, token)) {
-        c.header('WWW-Authenticate', 'Bearer realm="footfall-metrics"');
-        throw new AppError('unauthorized', 'send FOOTFALL_METRICS_TOKEN as a bearer token');
-      }
+    if (token === undefined) {
+      throw new AppError(
+        'forbidden',
+        '/metrics is closed: set FOOTFALL_METRICS_TOKEN and scrape with it as a bearer token (docs/metrics.md)',
+      );
+    }
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+    if (!safeEqual(given, token)) {
+      c.header('WWW-Authenticate', 'Bearer realm="footfall-metrics"');
+      throw new AppError('unauthorized', 'send FOOTFALL_METRICS_TOKEN as a bearer token');
     }
     const parts = [
       await metrics.registry.getMetricsAsJSON(),

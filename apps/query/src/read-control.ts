@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@footfall/http';
+import { AppError, type Logger, routeOf } from '@footfall/http';
 import type { Context } from 'hono';
 import { EngineBusyError, isOutOfMemory, QueryAbortedError } from './engine/index.ts';
 
@@ -36,7 +36,7 @@ export class ReadControl {
         const timedOut = error.reason instanceof DOMException && error.reason.name === 'TimeoutError';
         if (timedOut) {
           this.#logger.warn(
-            { path: c.req.path, timeout_ms: this.#timeoutMs },
+            { route: routeOf(c), timeout_ms: this.#timeoutMs },
             'read stopped at its time limit',
           );
           throw new AppError(
@@ -45,14 +45,14 @@ export class ReadControl {
             { retryAfter: 10 },
           );
         }
-        this.#logger.debug({ path: c.req.path }, 'read stopped: the client went away');
+        this.#logger.debug({ route: routeOf(c) }, 'read stopped: the client went away');
         throw new AppError('unavailable', 'the request was cancelled', { retryAfter: 1 });
       }
       if (error instanceof EngineBusyError) {
         throw new AppError('busy', 'too many reports are running; try again shortly', { retryAfter: 2 });
       }
       if (isOutOfMemory(error)) {
-        this.#logger.warn({ path: c.req.path }, 'read ran out of engine memory');
+        this.#logger.warn({ route: routeOf(c) }, 'read ran out of engine memory');
         throw new AppError('busy', 'the analytics engine is out of memory right now; try again shortly', {
           retryAfter: 5,
         });

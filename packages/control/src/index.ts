@@ -120,7 +120,14 @@ export {
   type OpenControlDbOptions,
   openControlDb,
 } from './open.ts';
-export { DUMMY_HASH, generatePassword, hashPassword, passwordProblem, verifyPassword } from './password.ts';
+export {
+  DUMMY_HASH,
+  generatePassword,
+  hashIsCurrent,
+  hashPassword,
+  passwordProblem,
+  verifyPassword,
+} from './password.ts';
 export {
   changeRole,
   createPerson,
@@ -135,6 +142,7 @@ export {
   removePerson,
   setPassword,
   toPerson,
+  upgradePasswordHash,
 } from './people.ts';
 export type { ControlSchema } from './schema.ts';
 export { isSealedFile, sealFile, sealStream, unsealFile, unsealStream } from './sealed-file.ts';

@@ -1,15 +1,17 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
- * Password hashing with node's built-in scrypt (memory-hard, no native dependency). N = 2^15,
- * r = 8, p = 1 uses 32 MiB per hash. The parameters are stored in the hash, so they can be raised
- * later without breaking existing passwords.
+ * Password hashing with node's built-in scrypt (memory-hard, no native dependency), at one of
+ * OWASP's settings: N = 2^15, r = 8, p = 3 (32 MiB per hash: the p lanes run one after another in
+ * the same memory). The parameters are stored in the hash, so they can be raised without breaking
+ * existing passwords: a hash made with others (earlier installs used p = 1) is made again at the next
+ * sign-in (`hashIsCurrent`).
  *
  * Format: `scrypt$<log2 N>$<r>$<p>$<salt base64url>$<hash base64url>`
  */
 const LOG2N = 15;
 const R = 8;
-const P = 1;
+const P = 3;
 const KEYLEN = 32;
 
 /** Shortest and longest password accepted. */
@@ -31,6 +33,11 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, LOG2N, R, P);
   return `scrypt$${LOG2N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/** Whether a stored hash was made with today's parameters (else it is made again at sign-in). */
+export function hashIsCurrent(stored: string): boolean {
+  return stored.startsWith(`scrypt$${LOG2N}$${R}$${P}$`);
 }
 
 /** Checks a password against a stored hash in constant time; false for a malformed hash. */

@@ -1,6 +1,6 @@
 import { AppError } from '@footfall/http';
 import type { ControlDb } from './open.ts';
-import { hashPassword, passwordProblem } from './password.ts';
+import { hashIsCurrent, hashPassword, passwordProblem } from './password.ts';
 import type { PeopleTable } from './schema.ts';
 import { randomId } from './tokens.ts';
 
@@ -164,4 +164,25 @@ export async function setPassword(
     await del.execute();
     await trx.deleteFrom('sign_in_challenges').where('person_id', '=', id).execute();
   });
+}
+
+/**
+ * After a right password, remakes a hash made with older parameters (password.ts): same password,
+ * no one signed out. Written only if the hash is still the one checked, so a password changed
+ * meanwhile is never overwritten. Resolves whether it was remade.
+ */
+export async function upgradePasswordHash(
+  ctl: ControlDb,
+  person: Pick<PersonRow, 'id' | 'password_hash'>,
+  password: string,
+): Promise<boolean> {
+  if (hashIsCurrent(person.password_hash)) return false;
+  const hash = await hashPassword(password);
+  const r = await ctl.db
+    .updateTable('people')
+    .set({ password_hash: hash })
+    .where('id', '=', person.id)
+    .where('password_hash', '=', person.password_hash)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

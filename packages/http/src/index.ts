@@ -1,3 +1,4 @@
+export { API_BODY_BYTES, bodyTooLarge, limitBody } from './body-limit.ts';
 export {
   AppError,
   type AppErrorOptions,
@@ -8,7 +9,7 @@ export {
 } from './errors.ts';
 export { LIVENESS_PATH, livenessRoutes } from './liveness.ts';
 export { createLogger, type Logger } from './logger.ts';
-export { errorResponse, notFound, onError } from './on-error.ts';
+export { errorResponse, notFound, onError, routeOf } from './on-error.ts';
 export {
   BlockedDestination,
   checkDestination,

@@ -1,5 +1,6 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { matchedRoutes } from 'hono/route';
 import type { Logger } from 'pino';
 import { AppError, type ErrorBody, type ErrorCode } from './errors.ts';
 
@@ -26,9 +27,21 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 };
 
 /**
+ * The route a request matched, as it is declared (`GET /api/v1/shared/:token`), or its method
+ * alone when it matched none: what logs name instead of the path, which can hold a share or
+ * milestone token, a visitor id or anything a client typed.
+ */
+export function routeOf(c: Context): string {
+  const route = matchedRoutes(c)
+    .filter((r) => r.method !== 'ALL')
+    .at(-1);
+  return route === undefined ? `${c.req.method} (no route)` : `${c.req.method} ${route.path}`;
+}
+
+/**
  * The one `onError` of every Footfall app: known errors become their JSON answer; anything else is
- * logged (never with a visitor address: handlers do not put one into errors) and answered as a
- * plain 500 that shows no internal text.
+ * logged with its route, never its path (never with a visitor address: handlers do not put one
+ * into errors), and answered as a plain 500 that shows no internal text.
  */
 export function onError(logger: Logger): ErrorHandler {
   return (err, c) => {
@@ -40,12 +53,18 @@ export function onError(logger: Logger): ErrorHandler {
         err.status,
       );
     }
+    // the client went away while its body was read (the gateway aborts a body over its limit):
+    // nobody reads this answer, and nothing failed here
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      logger.debug({ route: routeOf(c) }, 'request aborted by its client');
+      return c.json({ code: 'bad_request', message: 'the request was aborted' } satisfies ErrorBody, 400);
+    }
     const requestId = crypto.randomUUID();
     logger.error(
       {
         err: { name: err.name, message: err.message, stack: err.stack },
         request_id: requestId,
-        path: c.req.path,
+        route: routeOf(c),
       },
       'request failed',
     );

@@ -235,7 +235,11 @@ export function HealthScreen() {
                     const r = x.reconciliation;
                     const problem = !x.has_signing_secret || (r !== null && r.error !== null);
                     return (
-                      <Row key={x.id} label={`${x.name} (${x.environment})`} problem={problem}>
+                      <Row
+                        key={x.id ?? `${x.site_id} ${x.name} ${x.environment}`}
+                        label={`${x.name} (${x.environment})`}
+                        problem={problem}
+                      >
                         {x.has_signing_secret
                           ? `last webhook ${x.last_webhook_at === null ? 'none yet' : new Date(x.last_webhook_at).toLocaleString('en-GB')}`
                           : `no signing secret yet${x.waiting > 0 ? `, ${x.waiting} waiting` : ''}`}

@@ -1,4 +1,4 @@
-import { AppError } from '@footfall/http';
+import { AppError, limitBody } from '@footfall/http';
 import {
   checkCustomSignature,
   loadProvider,
@@ -13,7 +13,6 @@ import {
 } from '@footfall/payments';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { IngestDeps } from '../deps.ts';
 
 /** A custom payment event is a few hundred bytes. */
@@ -70,13 +69,6 @@ function store(deps: Deps, found: WebhookTarget, run: () => { duplicate: boolean
  * answered 200; the same event again is answered 200 and changes nothing.
  */
 export function webhookRoutes(deps: Deps) {
-  const limit = (bytes: number) =>
-    bodyLimit({
-      maxSize: bytes,
-      onError: () => {
-        throw new AppError('payload_too_large', `the body must be at most ${bytes} bytes`);
-      },
-    });
   return (
     new Hono()
       // every answer counted by provider and status, for /metrics (a refusal is answered by onError first)
@@ -88,7 +80,7 @@ export function webhookRoutes(deps: Deps) {
           c.res.status,
         );
       })
-      .post('/webhooks/custom/:connection', limit(WEBHOOK_BODY_BYTES), async (c) => {
+      .post('/webhooks/custom/:connection', limitBody(WEBHOOK_BODY_BYTES), async (c) => {
         const found = target(deps, 'custom', c.req.param('connection'));
         const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
         if (type !== 'application/json') {
@@ -107,7 +99,7 @@ export function webhookRoutes(deps: Deps) {
         const { duplicate } = store(deps, found, () => receiveWebhook(deps.control, found, event, body));
         return c.json({ received: true, duplicate }, 200);
       })
-      .post('/webhooks/:provider/:connection', limit(PROVIDER_WEBHOOK_BODY_BYTES), async (c: Context) => {
+      .post('/webhooks/:provider/:connection', limitBody(PROVIDER_WEBHOOK_BODY_BYTES), async (c: Context) => {
         const found = target(deps, c.req.param('provider')!, c.req.param('connection')!);
         const adapter = await loadProvider(found.provider as Exclude<Provider, 'custom'>);
         const body = new Uint8Array(await c.req.arrayBuffer());

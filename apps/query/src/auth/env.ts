@@ -16,5 +16,10 @@ export interface AuthEnv {
     control: ControlDb;
     /** set by `siteRead()` */
     site: Site;
+    /**
+     * Whether the same credentials may still read `site` now (the session, key or access may have
+     * ended since the guard let the request in): a live stream asks while it stays open.
+     */
+    mayStillRead: (site: string) => Promise<boolean>;
   };
 }

@@ -1,12 +1,12 @@
 import type { Config } from '@footfall/config';
-import { type ControlDb, safeEqual } from '@footfall/control';
+import { type ControlDb, getSite, safeEqual, scopeAllows } from '@footfall/control';
 import { AppError, type Logger } from '@footfall/http';
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { accessOf, BEFORE_PASSWORD_CHANGE, isReadMethod, SHARE_READS } from './access.ts';
 import { CSRF_HEADER } from './cookies.ts';
 import type { AuthEnv } from './env.ts';
-import { resolvePrincipal, unauthorized } from './principal.ts';
+import { credentialsOf, lookupPrincipal, resolvePrincipal, unauthorized } from './principal.ts';
 
 /**
  * The one access check, run before every handler: looks up the matched route in ROUTE_ACCESS and
@@ -52,6 +52,13 @@ export function accessGuard(deps: {
     const principal = await resolvePrincipal(c, deps.control, deps.config);
     if (!principal) throw unauthorized(c, 'sign in or send an API key');
     c.set('principal', principal);
+    const credentials = credentialsOf(c);
+    c.set('mayStillRead', async (site) => {
+      const now = await lookupPrincipal(credentials, deps.control, deps.config).catch(() => undefined);
+      return (
+        typeof now === 'object' && scopeAllows(now.scope, site) && getSite(deps.control, site) !== undefined
+      );
+    });
 
     if (access === 'mcp') {
       if (principal.kind === 'session' || principal.kind === 'share') {

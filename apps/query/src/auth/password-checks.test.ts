@@ -67,6 +67,40 @@ describe('password checks', () => {
     expect(await checks.password({ address: 'a', person: 'p@x' }, async () => true)).toBe(true);
   });
 
+  it('counts attempts still running: of 60 sent at once for one person, 10 are checked and 50 refused', async () => {
+    const checks = new PasswordChecks({ now: () => 0, maxWaitMs: 60_000 });
+    let checked = 0;
+    const answers = await Promise.allSettled(
+      Array.from({ length: 60 }, () =>
+        checks.password({ address: 'a', person: 'p@x' }, async () => {
+          checked++;
+          await new Promise((r) => setTimeout(r, 5));
+          return false;
+        }),
+      ),
+    );
+    expect(checked).toBe(10);
+    expect(answers.filter((a) => a.status === 'rejected' && a.reason.code === 'rate_limited')).toHaveLength(
+      50,
+    );
+    // a right password once those failed is refused too, until the window ends
+    await expect(checks.password({ address: 'b', person: 'p@x' }, async () => true)).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+  });
+
+  it('frees an attempt that ends without a verdict (busy) for the next one', async () => {
+    const checks = new PasswordChecks({ now: () => 0, maxWaitMs: 10, maxConcurrent: 1, perPerson: 1 });
+    const hold = deferred();
+    const running = checks.password({ address: 'a', person: 'p@x' }, () => hold.promise);
+    await expect(checks.password({ address: 'b', person: 'q@x' }, async () => true)).rejects.toMatchObject({
+      code: 'busy',
+    });
+    hold.resolve(true);
+    expect(await running).toBe(true);
+    expect(await checks.password({ address: 'b', person: 'q@x' }, async () => true)).toBe(true);
+  });
+
   it('does not count successful checks', async () => {
     const checks = new PasswordChecks({ now: () => 0, perAddress: 1 });
     for (let i = 0; i < 5; i++) expect(await checks.password({ address: 'a' }, async () => true)).toBe(true);

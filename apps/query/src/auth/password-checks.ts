@@ -23,15 +23,20 @@ export interface PasswordChecksOptions {
 
 const MAX_KEYS = 50_000;
 
+/** Whom an attempt counts against: the client's address (its /64 for IPv6) and the e-mail. */
+type Who = { address: string; person?: string | undefined };
+
 /**
  * Guards every password check (sign-in, setup, password change, two-step changes) and every
- * second-step code: failures are counted per address and per person, and past the limit the
- * answer is 429 until the window ends. Only two scrypt checks run at once (each takes 32 MiB and a
+ * second-step code: failures are counted per address and per person (an attempt still running
+ * counts as one), and past the limit the answer is 429 until the window ends. Only two scrypt checks run at once (each takes 32 MiB and a
  * thread); others wait up to five seconds, then get 503 "busy, try again". Memory only.
  */
 export class PasswordChecks {
   readonly #o: Required<PasswordChecksOptions>;
   readonly #windows = new Map<string, Window>();
+  /** attempts taken and not yet finished, per key */
+  readonly #pending = new Map<string, number>();
   #running = 0;
   readonly #waiting: (() => void)[] = [];
 
@@ -49,44 +54,69 @@ export class PasswordChecks {
 
   /**
    * Runs a password check `check` (resolving true when the password is right) for `who`. Throws
-   * 429 when `who` is over a limit, 503 when no slot frees within the wait.
+   * 429 when `who` is over a limit, 503 when no slot frees within the wait. The attempt counts
+   * against the limits from the moment it is taken, as a failure until it is known not to be, so
+   * attempts sent at once cannot all be checked while none has failed yet.
    */
-  async password(who: { address: string; person?: string }, check: () => Promise<boolean>): Promise<boolean> {
-    this.#refuseIfLimited(who);
-    await this.#acquire();
+  async password(who: Who, check: () => Promise<boolean>): Promise<boolean> {
+    const done = this.#take(who);
     try {
-      return this.#count(who, await check());
+      await this.#acquire();
+      try {
+        return this.#count(who, await check());
+      } finally {
+        this.#release();
+      }
     } finally {
-      this.#release();
+      done();
     }
   }
 
   /** Counts a second-step code check (cheap: no slot needed) against the same limits. */
-  async code(who: { address: string; person?: string }, check: () => Promise<boolean>): Promise<boolean> {
-    this.#refuseIfLimited(who);
-    return this.#count(who, await check());
+  async code(who: Who, check: () => Promise<boolean>): Promise<boolean> {
+    const done = this.#take(who);
+    try {
+      return this.#count(who, await check());
+    } finally {
+      done();
+    }
   }
 
-  #keys(who: { address: string; person?: string }): [string, number][] {
+  #keys(who: Who): [string, number][] {
     const keys: [string, number][] = [[`a:${who.address}`, this.#o.perAddress]];
     if (who.person) keys.push([`p:${who.person.toLowerCase()}`, this.#o.perPerson]);
     return keys;
   }
 
-  #refuseIfLimited(who: { address: string; person?: string }): void {
-    if (this.#o.unlimited) return;
+  /**
+   * Takes one attempt for `who`, or throws 429 when its failures and the attempts still running
+   * reach a limit. Returns what ends the attempt (its failure, if any, is counted by #count).
+   */
+  #take(who: Who): () => void {
+    if (this.#o.unlimited) return () => {};
     const now = this.#o.now();
-    for (const [key, limit] of this.#keys(who)) {
+    const keys = this.#keys(who);
+    for (const [key, limit] of keys) {
       const w = this.#windows.get(key);
-      if (w && w.resetAt > now && w.failures >= limit) {
+      const failures = w && w.resetAt > now ? w.failures : 0;
+      if (failures + (this.#pending.get(key) ?? 0) >= limit) {
+        const resetAt = w && w.resetAt > now ? w.resetAt : now + this.#o.windowMs;
         throw new AppError('rate_limited', 'too many failed attempts; try again later', {
-          retryAfter: (w.resetAt - now) / 1000,
+          retryAfter: (resetAt - now) / 1000,
         });
       }
     }
+    for (const [key] of keys) this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
+    return () => {
+      for (const [key] of keys) {
+        const left = (this.#pending.get(key) ?? 1) - 1;
+        if (left > 0) this.#pending.set(key, left);
+        else this.#pending.delete(key);
+      }
+    };
   }
 
-  #count(who: { address: string; person?: string }, ok: boolean): boolean {
+  #count(who: Who, ok: boolean): boolean {
     if (ok || this.#o.unlimited) return ok;
     const now = this.#o.now();
     for (const [key] of this.#keys(who)) {

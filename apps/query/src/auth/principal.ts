@@ -24,16 +24,42 @@ export async function resolvePrincipal(
   control: ControlDb,
   config: Config,
 ): Promise<Principal | undefined> {
-  const auth = c.req.header('authorization');
+  const found = await lookupPrincipal(credentialsOf(c), control, config);
+  if (typeof found === 'string') throw unauthorized(c, found);
+  return found;
+}
+
+/** What a request presents as its credentials: its Authorization header and session cookie. */
+export interface Credentials {
+  authorization: string | undefined;
+  session: string | undefined;
+}
+
+export const credentialsOf = (c: Context): Credentials => ({
+  authorization: c.req.header('authorization'),
+  session: getCookie(c, SESSION_COOKIE),
+});
+
+/**
+ * The caller `credentials` stand for now: undefined when they carry none (or a session that ended),
+ * or why a bearer credential is refused. Asked once per request by the guard, and again by a live
+ * stream while it stays open, so it ends when its access does.
+ */
+export async function lookupPrincipal(
+  credentials: Credentials,
+  control: ControlDb,
+  config: Config,
+): Promise<Principal | undefined | string> {
+  const auth = credentials.authorization;
   if (auth !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m) throw unauthorized(c, 'the Authorization header must be "Bearer <API key>"');
+    if (!m) return 'the Authorization header must be "Bearer <API key>"';
     const value = m[1]!;
     if (value.startsWith(SHARE_CREDENTIAL_PREFIX)) {
       const share = resolveShareCredential(control, value);
       const site = share === undefined ? undefined : getSite(control, share.siteId);
       if (!share || !site?.modules.shares) {
-        throw unauthorized(c, 'this share link was revoked, or its access ended: open the link again');
+        return 'this share link was revoked, or its access ended: open the link again';
       }
       return {
         kind: 'share',
@@ -47,10 +73,10 @@ export async function resolvePrincipal(
       return { kind: 'api-token', role: 'viewer', scope: 'all' };
     }
     const key = await resolveApiKey(control, value);
-    if (!key) throw unauthorized(c, 'the API key is not valid (revoked or mistyped?)');
+    if (!key) return 'the API key is not valid (revoked or mistyped?)';
     return { kind: 'api-key', role: 'viewer', keyId: key.id, scope: key.scope };
   }
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = credentials.session;
   if (!token) return undefined;
   const session = await resolveSession(control, token);
   if (!session) return undefined;

@@ -34,7 +34,7 @@ export function operatorRoutes(deps: QueryDeps) {
       // the Health content, with each gateway's whole status answer and where the key lives
       const ingest = await gatewayHealth(deps.instance.paths.run);
       const { version, uptime_seconds, memory, disk, writer, backups, payments, status } =
-        await healthContent(deps, ingest);
+        await healthContent(deps, { gateways: ingest });
       return c.json({
         status,
         version,

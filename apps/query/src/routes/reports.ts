@@ -39,6 +39,8 @@ export interface RevenueSources {
   rates: () => RateTable | undefined;
 }
 const PERIOD_PARAMS = ['from', 'to', 'f'];
+/** How often an open live stream asks again whether its caller may still read the site. */
+const LIVE_ACCESS_CHECK_MS = 2000;
 
 /** Parses report parameters, refusing unknown ones; 400 naming the parameter. */
 function params(
@@ -331,23 +333,36 @@ export function reportRoutes(
     })
     .get('/sites/:site/live', siteRead(), (c) => {
       const site = c.get('site').id;
+      const mayStillRead = c.get('mayStillRead');
       c.header('X-Accel-Buffering', 'no');
       const res = streamSSE(c, async (stream) => {
         let queue = Promise.resolve();
         let end: () => void = () => {};
+        let open = true;
         const ended = new Promise<void>((resolve) => {
-          end = resolve;
-          stream.onAbort(resolve);
+          end = () => {
+            open = false;
+            resolve();
+          };
+          stream.onAbort(end);
         });
         const unsubscribe = a.live.subscribe(
           site,
           (visits) => {
+            if (!open) return;
             queue = queue
               .then(() => stream.writeSSE({ event: 'visits', data: JSON.stringify(visits) }))
               .catch(() => {});
           },
           () => end(),
         );
+        // the stream lives as long as its access: a deleted key, a session signed out or a person
+        // removed, site access withdrawn or the site deleted ends it within LIVE_ACCESS_CHECK_MS
+        const accessCheck = setInterval(() => {
+          void mayStillRead(site).then((ok) => {
+            if (!ok) end();
+          });
+        }, LIVE_ACCESS_CHECK_MS);
         // an event every 15 s keeps proxies from closing an idle stream, and lets a client tell a
         // quiet stream from a blocked one (EventSource does not show comments): the dashboard
         // falls back to polling when it hears nothing for 25 s
@@ -359,6 +374,7 @@ export function reportRoutes(
         await stream.writeSSE({ event: 'ready', data: JSON.stringify({ site }), retry: 3000 });
         await ended;
         clearInterval(keepAlive);
+        clearInterval(accessCheck);
         unsubscribe();
       });
       // after streamSSE, which sets a bare `no-cache`: no-transform keeps compressing proxies from buffering

@@ -7,6 +7,7 @@ import {
   getPerson,
   recoveryCodesLeft,
   toPerson,
+  upgradePasswordHash,
   useChallenge,
   verifyPassword,
   verifyTwoStepCode,
@@ -45,6 +46,8 @@ export function sessionRoutes(deps: QueryDeps) {
       const ok = await deps.passwordChecks.password(checkKeys(c, body.email), async () => {
         // an unknown e-mail costs the same hash, so timing does not reveal who has an account
         const right = await verifyPassword(body.password, person?.password_hash ?? DUMMY_HASH);
+        // a hash of older parameters is made again now, in the same slot (password.ts)
+        if (right && person !== undefined) await upgradePasswordHash(ctl, person, body.password);
         return right && person !== undefined;
       });
       if (!ok || !person) throw new AppError('unauthorized', 'wrong e-mail or password');

@@ -19,16 +19,22 @@ const Layout = v.strictObject({
 
 /**
  * `GET/PUT /api/v1/site-layout`: the account-wide order, pins and named groups of sites. Everyone
- * reads it (limited to the sites they may see); owners save it. Unknown site ids are dropped.
+ * reads it (limited to the sites they may see, and to the groups holding one of them); owners save
+ * it. Unknown site ids are dropped.
  */
 export function siteLayoutRoutes(deps: QueryDeps) {
   const ctl = deps.control;
   return new Hono<AuthEnv>()
     .get('/site-layout', async (c) => {
       const scope = c.get('principal')!.scope;
-      return c.json(
-        await getSiteLayout(ctl, (id) => scopeAllows(scope, id) && getSite(ctl, id) !== undefined),
+      const layout = await getSiteLayout(
+        ctl,
+        (id) => scopeAllows(scope, id) && getSite(ctl, id) !== undefined,
       );
+      // a group's name is the owners' words: someone limited to some sites sees only the groups
+      // holding one of them (whoever reads every site sees every group, empty ones too)
+      if (scope !== 'all') layout.groups = layout.groups.filter((g) => g.sites.length > 0);
+      return c.json(layout);
     })
     .put('/site-layout', async (c) => {
       const body = await readJson(c, Layout);

@@ -1,0 +1,26 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError } from './errors.ts';
+
+/**
+ * The largest request body the query service takes (JSON settings, sign-in, MCP messages), and the
+ * largest the gateway forwards to it. docs/operations.md, "Request bodies".
+ */
+export const API_BODY_BYTES = 64 * 1024;
+
+/** The 413 every Footfall service answers for a body over `bytes`. */
+export const bodyTooLarge = (bytes: number) =>
+  new AppError('payload_too_large', `the body must be at most ${bytes} bytes`);
+
+/**
+ * Refuses a body over `bytes` before it is read: at once by its `Content-Length`, and while a
+ * chunked body is read, as soon as it passes the limit, so no request holds more than `bytes`.
+ */
+export function limitBody(bytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: bytes,
+    onError: () => {
+      throw bodyTooLarge(bytes);
+    },
+  });
+}
