@@ -183,7 +183,11 @@ describe('share links', () => {
       Array.from({ length: 40 }, (_, i) => open(tokenOf(share), `guess ${i}`, `198.51.100.${100 + i}`)),
     );
     const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s === 401)).toHaveLength(20);
+    // 20 are taken, the rest refused at once; of the 20, those that waited more than five seconds
+    // for a password-check slot (two at once, about 0.4 s each) are answered 503 busy, not checked
+    const taken = statuses.filter((s) => s === 401 || s === 503);
+    expect(taken).toHaveLength(20);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
   }, 60_000);
 
