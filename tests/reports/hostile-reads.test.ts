@@ -1,11 +1,11 @@
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@footfall/config';
 import { openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningFootfall, startFootfall, tempDir } from '../support/footfall.ts';
-import { synthesizeVisits } from '../support/synthetic.ts';
+import { copySynthetic, synthesizeVisits } from '../support/synthetic.ts';
 
 /**
  * Hostile report requests against the real processes: too many filters, reports that run for
@@ -52,7 +52,7 @@ async function stack(env: Record<string, string>): Promise<Stack> {
     )
     .run(SITE);
   await control.close();
-  copyFileSync(template, instance.paths.analyticsDb);
+  copySynthetic(template, instance.paths.analyticsDb);
   const ff = await startFootfall({
     FOOTFALL_DATA_DIR: dataDir,
     FOOTFALL_API_TOKEN: TOKEN,

@@ -1,3 +1,5 @@
+import { copyFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createLogger } from '@footfall/http';
 import { openAnalytics } from '@footfall/query';
@@ -71,4 +73,21 @@ export async function synthesizeVisits(
   );
   c.closeSync();
   instance.closeSync();
+  // the visitor store (visitors.db) beside it is built from what is stored now, as a first start
+  // after an upgrade builds it; copySynthetic takes both
+  for (const name of ['visitors.db', 'visitors.db-wal', 'visitors.db-shm'])
+    rmSync(join(dirname(path), name), { force: true });
+  const built = await openAnalytics({
+    walRoot: `${path}.nowal`,
+    engine: { path, threads: 2, memoryLimit: '1GB' },
+    logger: createLogger({ level: 'silent', name: 'synthetic' }),
+  });
+  await built.engine.applyBatch({ records: [] });
+  await built.engine.close();
+}
+
+/** Copies synthetic data (the analytics database and its visitor store) to where `analyticsDb` goes. */
+export function copySynthetic(template: string, analyticsDb: string): void {
+  copyFileSync(template, analyticsDb);
+  copyFileSync(join(dirname(template), 'visitors.db'), join(dirname(analyticsDb), 'visitors.db'));
 }

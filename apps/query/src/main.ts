@@ -96,6 +96,13 @@ export async function startQueryService(
           await during(new Map());
           return { positions: new Map(), schema: fromSchema };
         }),
+      onVisitorStore: ({ rebuilt, repaired, seconds }) =>
+        logger.info(
+          { rebuilt, repaired, seconds: Math.round(seconds * 10) / 10 },
+          rebuilt
+            ? 'visitor store built from the analytics database'
+            : 'visitor store repaired after a crash',
+        ),
       onRollupError: (error) =>
         logger.warn(
           { err: error },

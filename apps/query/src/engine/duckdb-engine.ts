@@ -1,5 +1,8 @@
-import { constants } from 'node:fs';
+import { constants, mkdtempSync, rmSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { VisitorStore } from '../visits/store.ts';
 import { runAttribution, runGoalPayers } from './attribution.ts';
 import { readCharts } from './charts-sql.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
@@ -8,7 +11,7 @@ import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engi
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
-import { applyBatch, type BeforeCommit, inTransaction, prepareWriter, readPositions } from './loader.ts';
+import { type BeforeCommit, inTransaction, Loader, prepareWriter, readPositions } from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
 import { readMoments } from './moments-sql.ts';
 import {
@@ -40,6 +43,11 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
   beforeUpgrade?: (fromSchema: number) => Promise<void> | void;
   /** told when building a day rollup failed (reports then count those days from raw rows) */
   onRollupError?: (error: unknown) => void;
+  /**
+   * told when the visitor store (visits/store.ts) had to be built from the database (a first start
+   * after the upgrade, a restored backup) or repaired after a crash, and how long it took
+   */
+  onVisitorStore?: (info: { rebuilt: boolean; repaired: number; seconds: number }) => void;
 }
 
 /**
@@ -70,6 +78,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     db.close();
     throw error;
   }
+  // the visitor store and the batch files live beside the database (in memory: a temp directory)
+  const inMemory = options.path === ':memory:';
+  const loadDir = inMemory ? mkdtempSync(join(tmpdir(), 'ff-load-')) : join(dirname(options.path), 'loading');
+  const store = new VisitorStore(inMemory ? ':memory:' : join(dirname(options.path), 'visitors.db'));
+  const loader = new Loader(db.writer, store, loadDir, options.beforeCommit);
   const now = options.now ?? Date.now;
   let generation = 0;
   // The writer connection runs one transaction at a time: writes queue behind each other.
@@ -88,6 +101,18 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // rollup writes: queued on the writer like batches, without holding reports back
   const writeRollups = <T>(work: () => Promise<T>) => write(work, false);
   const rollups = createRollups({ db, write: writeRollups, now, onError: options.onRollupError });
+  // The visitor store is checked (and built or repaired when it must be) before the first batch,
+  // in the background on a connection of its own: reports and the writer's other work go on
+  // meanwhile, batches wait for it.
+  const openStore = async () => {
+    const started = performance.now();
+    const done = await db.withConnection((reader) => loader.open(reader, (work) => write(work, false)));
+    if (done.rebuilt || done.repaired > 0) {
+      options.onVisitorStore?.({ ...done, seconds: (performance.now() - started) / 1000 });
+    }
+  };
+  let opened = openStore();
+  opened.catch(() => undefined);
   const deleteSite = async (site: string) => {
     await inTransaction(db.writer, async () => {
       for (const table of [
@@ -97,10 +122,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         'bot_counters',
         'day_rollup',
         'rollup_days',
+        'visit_carries',
+        'loader_touched',
       ]) {
         await db.writer.run(`DELETE FROM ${table} WHERE site = $1`, [site]);
       }
     });
+    store.deleteSite(site);
     generation++;
   };
 
@@ -123,12 +151,18 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       preparing = run.catch(() => undefined);
       return run;
     },
-    applyBatch: (batch) =>
-      write(async () => {
-        const result = await applyBatch(db.writer, batch, options.beforeCommit);
+    applyBatch: async (batch) => {
+      // a store that could not be opened is tried again (the batch fails with its error)
+      await opened.catch(() => {
+        opened = openStore();
+        return opened;
+      });
+      return write(async () => {
+        const result = await loader.apply(batch);
         if (result.committed) generation++;
         return result;
-      }),
+      });
+    },
     positions: () => write(() => readPositions(db.writer)),
     report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }, rollups),
     breakdown: (q) => runBreakdown(db, q, { signal: q.signal }, rollups),
@@ -183,8 +217,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     close: async () => {
       rollups.close();
       await preparing;
+      await opened.catch(() => undefined);
       await writing;
+      store.close();
       db.close();
+      if (inMemory) rmSync(loadDir, { recursive: true, force: true });
     },
   };
 }

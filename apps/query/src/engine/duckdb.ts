@@ -66,6 +66,11 @@ export interface DuckDb {
    * memory. Live reads go on.
    */
   whileWriting<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on a connection of its own, closed after: long reads that must neither hold the
+   * writer nor a reader lane (the visitor store's rebuild).
+   */
+  withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
   /** closes every connection and the database */
   close(): void;
 }
@@ -215,6 +220,14 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
     async read(query, { signal, lane = 'report' } = {}) {
       const once = () => readOnce(query, signal, pools[lane]);
       return retryOutOfMemory(once, signal, lane === 'live' ? LIVE_MEMORY_RETRIES : REPORT_MEMORY_RETRIES);
+    },
+    async withConnection(work) {
+      const connection = await connect();
+      try {
+        return await work(connection);
+      } finally {
+        connection.closeSync();
+      }
     },
     async whileWriting(work) {
       pools.report.hold();

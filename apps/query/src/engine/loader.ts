@@ -1,34 +1,35 @@
-import { type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
-import type { WalRecord } from '@footfall/schema';
-import { LIMITS } from '@footfall/schema';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { type DuckDBAppender, type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
+import type { WalBotDrop, WalCrawl, WalRecord } from '@footfall/schema';
+import { type Assignment, VisitBatch, type VisitRow } from '../visits/engine.ts';
+import { eventTime, type LoadEvent, VISIT_GAP_MS, visitorKeyOf } from '../visits/model.ts';
+import { type ReplayGroup, replay, type StoredEvent, type StoredVisit } from '../visits/replay.ts';
+import type { VisitorStore } from '../visits/store.ts';
 import {
-  CARRY_APPLY_SQL,
-  CARRY_LINKS_SQL,
-  CARRY_PAIRS_SQL,
-  CARRY_RELABEL_SQL,
-  CARRY_TOUCHED_SQL,
-} from './carry-sql.ts';
-import { INVALIDATE_ROLLUP_DAYS_SQL } from './rollup-sql.ts';
-import { appendBotDrop, appendCrawl, appendEvent, CLEAR_STAGE_SQL, STAGE_TABLES_SQL } from './stage.ts';
-import {
-  ACTIVITY_SQL,
-  ASSIGN_SQL,
-  affectedSql,
-  DELETE_VISITS_SQL,
-  INSERT_VISITS_SQL,
-  PREV_SQL,
-  PREV_VIEWS_SQL,
-  TOUCHED_BY_BATCH_SQL,
-  UPDATE_EVENTS_SQL,
-  VISITS_SQL,
-  WINDOW_SQL,
-} from './visits-sql.ts';
+  APPLY_EVENT_FIXES_SQL,
+  BATCH_VISITS_SQL,
+  DELETE_BATCH_VISITS_SQL,
+  DELETE_REPLAYED_VISITS_SQL,
+  EVENT_FIXES_TABLE_SQL,
+  INSERT_BATCH_VISITS_SQL,
+  INSERT_EVENTS_SQL,
+  PREV_COLUMNS,
+  REPLAY_EVENTS_SQL,
+  REPLAY_FROM_TABLE_SQL,
+  REPLAY_VISITS_SQL,
+  SLICE_IDS_TABLE_SQL,
+  STORED_IDS_SQL,
+} from './load-sql.ts';
+import { rebuildVisitorStore, repairVisitorStore } from './visitor-rebuild.ts';
 
 /** One WAL record with where it came from. */
 export interface BatchRecord {
   stream: string;
   seq: bigint;
   record: WalRecord;
+  /** the record's JSON payload as the WAL holds it (saves encoding it again), when the reader has it */
+  text?: string;
 }
 
 export interface Batch {
@@ -73,115 +74,7 @@ export async function readPositions(connection: DuckDBConnection): Promise<Map<s
 }
 
 export async function prepareWriter(connection: DuckDBConnection): Promise<void> {
-  for (const sql of STAGE_TABLES_SQL) await connection.run(sql);
-  // The batch's temp tables have no row estimates (0), so DuckDB ran every ASOF join over them
-  // (ASSIGN_SQL, the carry's) as a nested loop, which compares each engagement or vitals event
-  // with every rebuilt visit: 81 of the 93 ms ASSIGN_SQL took on a batch of 10,000 demo events.
-  await connection.run('SET SESSION asof_loop_join_threshold = 0');
-}
-
-const instant = (ms: number) => timestampTZValue(BigInt(Math.floor(ms)) * 1000n);
-
-const count = async (connection: DuckDBConnection, sql: string): Promise<number> => {
-  const value = (await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0];
-  return typeof value === 'bigint' || typeof value === 'number' ? Number(value) : 0;
-};
-
-/**
- * Loads one batch in ONE transaction together with each stream's new position: a crash or an
- * error keeps all of it or none. Records at or below their stream's stored position are skipped
- * (replay safety); an event whose (site, id) is already stored within DEDUPE_WINDOW_MS, or
- * repeats earlier in the batch, is dropped. Visits of every visitor the batch touches are
- * rebuilt (see visits-sql.ts). The caller serialises calls: the connection is the only writer.
- */
-export async function applyBatch(
-  connection: DuckDBConnection,
-  batch: Batch,
-  beforeCommit?: BeforeCommit,
-): Promise<BatchResult> {
-  const result: BatchResult = {
-    events: 0,
-    duplicates: 0,
-    replayed: 0,
-    crawls: 0,
-    botDrops: 0,
-    committed: false,
-  };
-  if (batch.records.length === 0) return result;
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    const stored = await readPositions(connection);
-    const next = new Map<string, bigint>();
-    const events = await connection.createAppender('stage_events', 'main', 'temp');
-    const crawls = await connection.createAppender('stage_crawl', 'main', 'temp');
-    const bots = await connection.createAppender('stage_bots', 'main', 'temp');
-    let staged = 0;
-    // an event id repeated inside the batch: the first one is kept (the stored ones are dropped
-    // in loadEvents)
-    const ids = new Set<string>();
-    let repeated = 0;
-    let minAt = Number.POSITIVE_INFINITY;
-    try {
-      for (const { stream, seq, record } of batch.records) {
-        const position = stored.get(stream);
-        if (position !== undefined && seq <= position) {
-          result.replayed++;
-          continue;
-        }
-        const seen = next.get(stream);
-        if (seen === undefined || seq > seen) next.set(stream, seq);
-        if (record.t === 'event') {
-          const key = `${record.site}\n${record.id}`;
-          if (ids.has(key)) {
-            repeated++;
-            continue;
-          }
-          ids.add(key);
-          appendEvent(events, record);
-          staged++;
-          if (record.at < minAt) minAt = record.at;
-        } else if (record.t === 'crawl') {
-          appendCrawl(crawls, record);
-          result.crawls++;
-        } else {
-          appendBotDrop(bots, record);
-          result.botDrops++;
-        }
-      }
-    } finally {
-      events.closeSync();
-      crawls.closeSync();
-      bots.closeSync();
-    }
-    if (next.size === 0) {
-      await connection.run('ROLLBACK');
-      return result;
-    }
-    if (staged > 0) result.events = await loadEvents(connection, minAt);
-    result.duplicates = repeated + staged - result.events;
-    if (result.crawls > 0) await loadCounters(connection);
-    for (const [stream, seq] of next) {
-      await connection.run(
-        `INSERT INTO stream_positions VALUES ($1, $2)
-         ON CONFLICT (stream) DO UPDATE SET seq = greatest(seq, excluded.seq)`,
-        [stream, seq],
-      );
-    }
-    if (result.botDrops > 0) {
-      await connection.run(
-        `INSERT INTO bot_counters SELECT site, day::DATE, kind, count(*) FROM stage_bots GROUP BY ALL
-         ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
-      );
-    }
-    for (const sql of CLEAR_STAGE_SQL) await connection.run(sql);
-    await beforeCommit?.();
-    await connection.run('COMMIT');
-    result.committed = true;
-    return result;
-  } catch (error) {
-    await rollback(connection);
-    throw error;
-  }
+  await connection.run(SLICE_IDS_TABLE_SQL);
 }
 
 /**
@@ -208,66 +101,664 @@ export async function inTransaction(connection: DuckDBConnection, work: () => Pr
   }
 }
 
-async function loadCounters(connection: DuckDBConnection): Promise<void> {
-  await connection.run(
-    `INSERT INTO crawl_counters
-     SELECT site, day::DATE, robot, robot_kind, path, status_class, count(*) FROM stage_crawl GROUP BY ALL
-     ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
-  );
+const instant = (ms: number) => timestampTZValue(BigInt(Math.floor(ms)) * 1000n);
+
+/** The stored time of a visit dimension's previous visit in the visits file: -1 for none, null for "as prev_at". */
+const filePrev = (prev: number | null, prevAt: number | null): number | null =>
+  prev === prevAt ? null : prev === null ? -1 : prev;
+
+/**
+ * Loads WAL records into DuckDB (engine README, "Loading"). The visit rules run in memory, in
+ * JavaScript, on each visitor's record (apps/query/src/visits); DuckDB only appends the finished
+ * events and replaces the visits they changed, so a batch costs what its events cost, not what the
+ * database holds. A batch and each stream's new position commit in ONE transaction; the visitor
+ * store is written right after with the batch's generation, and repaired from the database when a
+ * crash fell between the two.
+ */
+export class Loader {
+  #generation = 0;
+  #storeId = '';
+  #needsRepair = false;
+
+  constructor(
+    readonly connection: DuckDBConnection,
+    readonly store: VisitorStore,
+    readonly dir: string,
+    readonly beforeCommit?: BeforeCommit,
+  ) {}
+
+  /**
+   * Checks the visitor store against the database: rebuilds it when it is missing, of another
+   * database, or ahead of it (a restored backup); repairs it when it is behind (a crash fell
+   * between the database's commit and its own). The reads run on `reader`, so the writer and
+   * reports go on meanwhile; no batch may load until `open` has resolved. The store's identity is
+   * then written on the writer, in `write` (the engine's queue of writer work).
+   */
+  async open(
+    reader: DuckDBConnection,
+    write: (work: () => Promise<void>) => Promise<void>,
+  ): Promise<{ rebuilt: boolean; repaired: number }> {
+    mkdirSync(this.dir, { recursive: true });
+    const rows = (
+      await reader.runAndReadAll('SELECT store_id, generation FROM loader_state')
+    ).getRowObjectsJS();
+    const db = rows[0] as { store_id: string; generation: bigint } | undefined;
+    const mine = this.store.state;
+    const generation = db === undefined ? 0 : Number(db.generation);
+    if (
+      db === undefined ||
+      mine.storeId !== db.store_id ||
+      mine.generation === null ||
+      mine.generation > generation
+    ) {
+      const storeId = this.store.reset();
+      await rebuildVisitorStore(reader, this.store, generation);
+      await write(() =>
+        inTransaction(this.connection, async () => {
+          await this.connection.run('DELETE FROM loader_state');
+          await this.connection.run('INSERT INTO loader_state VALUES ($1, $2)', [storeId, generation]);
+        }),
+      );
+      this.#storeId = storeId;
+      this.#generation = generation;
+      return { rebuilt: true, repaired: 0 };
+    }
+    let repaired = 0;
+    if (mine.generation < generation)
+      repaired = await repairVisitorStore(reader, this.store, mine.generation, generation);
+    this.#storeId = db.store_id;
+    this.#generation = generation;
+    return { rebuilt: false, repaired };
+  }
+
+  /** Loads one batch of records (see LoadingBatch). */
+  async apply(batch: Batch): Promise<BatchResult> {
+    const loading = await this.begin();
+    try {
+      await loading.add(batch.records);
+      return await loading.commit();
+    } catch (error) {
+      loading.abort();
+      throw error;
+    }
+  }
+
+  /** Starts a batch: add slices of records to it, then commit it (or abort it). */
+  async begin(): Promise<LoadingBatch> {
+    if (this.#needsRepair) {
+      await repairVisitorStore(
+        this.connection,
+        this.store,
+        this.store.state.generation ?? 0,
+        this.#generation,
+      );
+      this.#needsRepair = false;
+    }
+    const positions = await readPositions(this.connection);
+    return new LoadingBatch(
+      this,
+      positions,
+      this.#generation + 1,
+      (committed) => {
+        this.#generation = committed;
+      },
+      () => {
+        this.#needsRepair = true;
+      },
+    );
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  get storeId(): string {
+    return this.#storeId;
+  }
 }
 
-/** Dedupes the staged events, builds their visits and stores them; returns how many were new. */
-async function loadEvents(connection: DuckDBConnection, minAt: number): Promise<number> {
-  // what is left staged is new_ev (stage.ts)
-  await connection.run(
-    `DELETE FROM stage_events s
-     WHERE EXISTS (SELECT 1 FROM events e WHERE e.site = s.site AND e.id = s.id AND e.ts >= $1)`,
-    [instant(minAt - DEDUPE_WINDOW_MS)],
-  );
-  const fresh = await count(connection, 'SELECT count(*) FROM new_ev');
-  if (fresh === 0) return 0;
-  const moved = await carryOverMidnight(connection, minAt);
-  await connection.run(
-    affectedSql(moved ? `${TOUCHED_BY_BATCH_SQL} UNION ALL ${CARRY_TOUCHED_SQL}` : TOUCHED_BY_BATCH_SQL),
-    [instant(minAt - LIMITS.visitGapMs)],
-  );
-  await connection.run(INVALIDATE_ROLLUP_DAYS_SQL);
-  const lo = await connection.runAndReadAll('SELECT min(lo) FROM affected');
-  const minLo = lo.getRows()[0]?.[0];
-  if (minLo === null || minLo === undefined) throw new Error('no visitors affected by a non-empty batch');
-  const params = [minLo];
-  await connection.run(WINDOW_SQL, params);
-  await connection.run(ACTIVITY_SQL);
-  await connection.run(VISITS_SQL);
-  await connection.run(ASSIGN_SQL);
-  await connection.run(PREV_VIEWS_SQL); // reads stored first views before lo
-  await connection.run(UPDATE_EVENTS_SQL, params);
-  await connection.run(
-    `INSERT INTO events
-     SELECT n.site, n.id, n.ts, n.kind, n.name, n.props, n.host, n.path, n.visitor_key, n.id_mode,
-       n.referrer_host, n.referrer_path, n.channel, n.assistant, n.utm_source, n.utm_medium, n.utm_campaign,
-       n.utm_term, n.utm_content, n.click_id, n.browser, n.browser_version, n.os, n.os_version, n.device,
-       n.language, n.country, n.region, n.city, n.screen_w, n.screen_h, n.engaged_ms, n.scroll, n.lcp, n.fcp,
-       n.inp, n.ttfb, n.cls, a.session_id, a.visit_start, coalesce(a.visit_first, false), a.prev_view_at
-     FROM new_ev n LEFT JOIN asgp a ON a.is_new AND a.site = n.site AND a.id = n.id`,
-  );
-  await connection.run(PREV_SQL); // reads stored visits before lo: before the delete
-  await connection.run(DELETE_VISITS_SQL, params);
-  await connection.run(INSERT_VISITS_SQL);
-  return fresh;
+/** Counts per key, for crawl and bot counters. */
+class Counter<T> {
+  readonly counts = new Map<string, { row: T; n: number }>();
+  add(key: string, row: T): void {
+    const c = this.counts.get(key);
+    if (c === undefined) this.counts.set(key, { row, n: 1 });
+    else c.n++;
+  }
 }
 
 /**
- * Keeps cookieless visits that run over midnight whole (carry-sql.ts): records the batch's links
- * between a visitor's hash and the next day's, and moves the next day's events that continue the
- * earlier visit to its id. Returns whether stored events moved (their visitors are then rebuilt).
+ * One batch being loaded. `add` runs the visit rules on each slice of records as it comes and
+ * writes the events to the batch's events file; `commit` writes everything in one transaction.
+ * Nothing is held per event in memory but the ids (for duplicates inside the batch).
  */
-async function carryOverMidnight(connection: DuckDBConnection, minAt: number): Promise<boolean> {
-  await connection.run(CARRY_LINKS_SQL[0]!, [instant(minAt - 3 * DAY_MS)]);
-  await connection.run(CARRY_LINKS_SQL[1]!);
-  await connection.run(CARRY_PAIRS_SQL);
-  if ((await count(connection, 'SELECT count(*) FROM carry_pairs')) === 0) return false;
-  await connection.run(CARRY_RELABEL_SQL, [instant(minAt - 2 * DAY_MS)]);
-  for (const sql of CARRY_APPLY_SQL) await connection.run(sql);
-  return (await count(connection, 'SELECT count(*) FROM carry_relabel WHERE NOT is_new')) > 0;
+export class LoadingBatch {
+  readonly #result: BatchResult = {
+    events: 0,
+    duplicates: 0,
+    replayed: 0,
+    crawls: 0,
+    botDrops: 0,
+    committed: false,
+  };
+  readonly #next = new Map<string, bigint>();
+  readonly #ids = new Set<string>();
+  readonly #visits: VisitBatch;
+  readonly #keys = new Map<string, bigint>();
+  readonly #eventsFile: string;
+  #eventsFd: number | undefined;
+  #minAt = Number.POSITIVE_INFINITY;
+  /** per site and visitor, the earliest new event (a replay starts no later) */
+  readonly #firstAt = new Map<string, number>();
+  readonly #crawls = new Counter<WalCrawl>();
+  readonly #bots = new Counter<WalBotDrop>();
+  #done = false;
+
+  constructor(
+    readonly loader: Loader,
+    readonly positions: ReadonlyMap<string, bigint>,
+    readonly generation: number,
+    readonly onCommitted: (generation: number) => void,
+    readonly onStoreFailed: () => void,
+  ) {
+    this.#visits = new VisitBatch(loader.store);
+    this.#eventsFile = join(loader.dir, `events-${process.pid}-${generation}.json`);
+  }
+
+  #keyOf(visitor: string): bigint {
+    let key = this.#keys.get(visitor);
+    if (key === undefined) {
+      key = visitorKeyOf(visitor);
+      this.#keys.set(visitor, key);
+    }
+    return key;
+  }
+
+  /** Runs the visit rules on a slice of records and writes its events to the batch's file. */
+  async add(records: readonly BatchRecord[]): Promise<void> {
+    const events: { e: LoadEvent; ts: number; text: string | undefined }[] = [];
+    for (const { stream, seq, record, text } of records) {
+      const position = this.positions.get(stream);
+      if (position !== undefined && seq <= position) {
+        this.#result.replayed++;
+        continue;
+      }
+      const seen = this.#next.get(stream);
+      if (seen === undefined || seq > seen) this.#next.set(stream, seq);
+      if (record.t === 'event') {
+        const key = `${record.site}\n${record.id}`;
+        if (this.#ids.has(key)) {
+          this.#result.duplicates++;
+          continue;
+        }
+        this.#ids.add(key);
+        events.push({ e: record as LoadEvent, ts: eventTime(record), text });
+      } else if (record.t === 'crawl') {
+        this.#crawls.add(
+          [
+            record.site,
+            record.day,
+            record.robot,
+            record.robotKind,
+            record.path,
+            statusClass(record.status),
+          ].join('\n'),
+          record,
+        );
+        this.#result.crawls++;
+      } else {
+        this.#bots.add([record.site, record.day, record.kind].join('\n'), record);
+        this.#result.botDrops++;
+      }
+    }
+    if (events.length === 0) return;
+    let minAt = this.#minAt;
+    for (const { ts } of events) if (ts < minAt) minAt = ts;
+    this.#minAt = minAt;
+    const stored = await this.#storedIds(events, minAt - DEDUPE_WINDOW_MS);
+    // the rules walk each visitor's events in time order: most slices are, this makes sure
+    events.sort((a, b) => a.ts - b.ts || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
+    const lines: string[] = [];
+    for (const { e, ts, text } of events) {
+      if (stored.has(`${e.site}\n${e.id}`)) {
+        this.#result.duplicates++;
+        continue;
+      }
+      this.#result.events++;
+      const who = `${e.site}\u0000${e.visitor}`;
+      const first = this.#firstAt.get(who);
+      if (first === undefined || ts < first) this.#firstAt.set(who, ts);
+      const a = this.#visits.event(e, ts);
+      lines.push(this.#line(e, ts, text, a));
+    }
+    if (lines.length === 0) return;
+    this.#eventsFd ??= openSync(this.#eventsFile, 'w');
+    writeSync(this.#eventsFd, lines.join(''));
+  }
+
+  /** The events of a slice already stored within the dedupe window. */
+  async #storedIds(events: { e: LoadEvent }[], since: number): Promise<Set<string>> {
+    const c = this.loader.connection;
+    await c.run('DELETE FROM slice_ids');
+    const appender: DuckDBAppender = await c.createAppender('slice_ids', 'main', 'temp');
+    try {
+      for (const { e } of events) {
+        appender.appendVarchar(e.site);
+        appender.appendVarchar(e.id);
+        appender.endRow();
+      }
+    } finally {
+      appender.closeSync();
+    }
+    const rows = (await c.runAndReadAll(STORED_IDS_SQL, [instant(since)])).getRows();
+    return new Set(rows.map(([site, id]) => `${site}\n${id}`));
+  }
+
+  /** An event's line in the events file: what the rules gave it, then its WAL payload's fields. */
+  #line(e: LoadEvent, ts: number, text: string | undefined, a: Assignment | null): string {
+    const payload = text ?? JSON.stringify(e);
+    const props =
+      e.props === null || e.props === undefined ? '' : `"_props":${JSON.stringify(JSON.stringify(e.props))},`;
+    if (a === null) return `{"_ts":${ts},"_vk":${this.#keyOf(e.visitor)},${props}${payload.slice(1)}\n`;
+    return (
+      `{"_ts":${ts},"_vk":${this.#keyOf(a.visitor)},"_sid":${a.sessionId},"_vs":${a.visitStart},` +
+      `"_vf":${a.first},"_pva":${a.prevViewAt},${props}${payload.slice(1)}\n`
+    );
+  }
+
+  /** Writes the batch in one transaction with the streams' positions, then the visitor store. */
+  async commit(): Promise<BatchResult> {
+    const c = this.loader.connection;
+    this.#done = true;
+    this.#closeFile();
+    if (this.#next.size === 0) {
+      this.#cleanup();
+      this.loader.store.discard();
+      return this.#result;
+    }
+    const visits = this.#visits;
+    visits.finish();
+    await c.run('BEGIN TRANSACTION');
+    try {
+      if (this.#result.events > 0) await c.run(INSERT_EVENTS_SQL, [this.#eventsFile]);
+      const links = new Map<string, { site: string; p: string; x: string; at: number }>();
+      for (const link of visits.carries) {
+        const k = `${link.site}\u0000${link.p}\u0000${link.x}`;
+        const known = links.get(k);
+        if (known === undefined || link.at > known.at) links.set(k, link);
+      }
+      for (const { site, p, x, at } of links.values()) {
+        await c.run(
+          `INSERT INTO visit_carries VALUES ($1, $2, $3, $4)
+           ON CONFLICT DO UPDATE SET last_at = greatest(last_at, excluded.last_at)`,
+          [site, p, x, instant(at)],
+        );
+        await c.run('INSERT INTO loader_touched VALUES ($1, $2, $3), ($1, $2, $4)', [
+          this.generation,
+          site,
+          p,
+          x,
+        ]);
+      }
+      if (visits.carries.length > 0) {
+        await c.run('DELETE FROM visit_carries WHERE last_at < $1', [instant(this.#minAt - 3 * DAY_MS)]);
+      }
+      const rows = [...visits.rows.values()];
+      if (visits.replay.size > 0) rows.push(...(await this.#replay()));
+      if (rows.length > 0) await this.#writeVisits(rows);
+      for (const [site, from] of visits.changedFrom) {
+        await c.run('DELETE FROM rollup_days WHERE site = $1 AND day_end > $2', [site, instant(from)]);
+      }
+      await this.#writeCounters();
+      for (const [stream, seq] of this.#next) {
+        await c.run(
+          `INSERT INTO stream_positions VALUES ($1, $2)
+           ON CONFLICT (stream) DO UPDATE SET seq = greatest(seq, excluded.seq)`,
+          [stream, seq],
+        );
+      }
+      await c.run('UPDATE loader_state SET generation = $1', [this.generation]);
+      await this.loader.beforeCommit?.();
+      await c.run('COMMIT');
+    } catch (error) {
+      await rollback(c);
+      this.loader.store.discard();
+      this.#cleanup();
+      throw error;
+    }
+    this.#result.committed = true;
+    this.onCommitted(this.generation);
+    this.#cleanup();
+    try {
+      this.loader.store.flush(this.generation);
+    } catch {
+      // the database has the batch; the store is repaired from it before the next one
+      this.loader.store.discard();
+      this.onStoreFailed();
+    }
+    return this.#result;
+  }
+
+  /** Forgets the batch (it was not committed). */
+  abort(): void {
+    if (!this.#done) {
+      this.#done = true;
+      this.#closeFile();
+    }
+    this.loader.store.discard();
+    this.#cleanup();
+  }
+
+  #closeFile(): void {
+    if (this.#eventsFd !== undefined) {
+      closeSync(this.#eventsFd);
+      this.#eventsFd = undefined;
+    }
+  }
+
+  #cleanup(): void {
+    rmSync(this.#eventsFile, { force: true });
+    rmSync(this.#visitsFile, { force: true });
+  }
+
+  get #visitsFile(): string {
+    return join(this.loader.dir, `visits-${process.pid}-${this.generation}.json`);
+  }
+
+  async #writeVisits(rows: VisitRow[]): Promise<void> {
+    const c = this.loader.connection;
+    const fd = openSync(this.#visitsFile, 'w');
+    try {
+      const lines: string[] = [];
+      for (const r of rows) {
+        const d = r.dims;
+        const line: Record<string, unknown> = {
+          site: r.site,
+          session_id: 0,
+          visitor: r.visitor,
+          visitor_key: 0,
+          started_at: r.start,
+          last_at: r.lastTs,
+          ended_at: r.end,
+          duration_ms: r.end - r.start,
+          pageviews: r.pageviews,
+          events: r.events,
+          channel: d[0],
+          assistant: d[16],
+          referrer: d[1],
+          entry_page: d[2],
+          exit_page: r.exit,
+          utm_source: d[5],
+          utm_medium: d[6],
+          utm_campaign: d[4],
+          utm_term: d[7],
+          utm_content: d[8],
+          country: d[9],
+          region: d[10],
+          city: d[11],
+          device: d[12],
+          browser: d[13],
+          os: d[14],
+          language: d[15],
+          prev_at: r.prevAt,
+        };
+        PREV_COLUMNS.forEach((column, i) => {
+          line[column] = filePrev(r.prevs[i] ?? null, r.prevAt);
+        });
+        // 64-bit ids as JSON numbers, exactly
+        lines.push(
+          JSON.stringify(line)
+            .replace('"session_id":0', `"session_id":${r.sessionId}`)
+            .replace('"visitor_key":0', `"visitor_key":${this.#keyOf(r.visitor)}`),
+        );
+      }
+      writeSync(fd, `${lines.join('\n')}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    await c.run(BATCH_VISITS_SQL, [this.#visitsFile, this.generation]);
+    await c.run(DELETE_BATCH_VISITS_SQL);
+    await c.run(INSERT_BATCH_VISITS_SQL);
+  }
+
+  async #writeCounters(): Promise<void> {
+    const c = this.loader.connection;
+    for (const { row, n } of this.#crawls.counts.values()) {
+      await c.run(
+        `INSERT INTO crawl_counters VALUES ($1, $2::DATE, $3, $4, $5, $6, $7)
+         ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
+        [row.site, row.day, row.robot, row.robotKind, row.path, statusClass(row.status), n],
+      );
+    }
+    for (const { row, n } of this.#bots.counts.values()) {
+      await c.run(
+        `INSERT INTO bot_counters VALUES ($1, $2::DATE, $3, $4)
+         ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
+        [row.site, row.day, row.kind, n],
+      );
+    }
+  }
+
+  /**
+   * Rebuilds the visitors left to the replay (visits/replay.ts): reads their visits and events
+   * from where a change could start (inside this transaction: the batch's events are in), replays
+   * them, writes the changed events back and returns their visit rows. The stored visits it
+   * rebuilt are deleted first.
+   */
+  async #replay(): Promise<VisitRow[]> {
+    const c = this.loader.connection;
+    const store = this.loader.store;
+    const groups = replayGroups(this.#visits, this.#firstAt);
+    // `lo` per group: the start of the earliest stored visit of the group that ends no more than
+    // 30 minutes before the group's earliest new event (it could change), or that event itself
+    for (const group of groups) group.lo = group.since;
+    let visits: StoredVisit[] = [];
+    for (let round = 0; round < 4; round++) {
+      await this.#replayFrom(groups, (g) => g.lo - VISIT_GAP_MS);
+      visits = (await c.runAndReadAll(REPLAY_VISITS_SQL)).getRowObjectsJS().map(storedVisit);
+      let moved = false;
+      for (const group of groups) {
+        for (const v of visits) {
+          if (v.site === group.site && group.visitors.includes(v.visitor) && v.start < group.lo) {
+            group.lo = v.start;
+            moved = true;
+          }
+        }
+      }
+      if (!moved) break;
+    }
+    await this.#replayFrom(groups, (g) => g.lo);
+    const stored = (await c.runAndReadAll(REPLAY_EVENTS_SQL)).getRowObjectsJS();
+    const rows: VisitRow[] = [];
+    const fixes: (Assignment & { site: string; id: string; ts: number })[] = [];
+    for (const group of groups) {
+      const byKey = new Map(group.visitors.map((v) => [visitorKeyOf(v), v]));
+      const input: ReplayGroup = {
+        site: group.site,
+        visitors: group.visitors,
+        links: group.links,
+        lo: group.lo,
+        visits: visits.filter(
+          (v) => v.site === group.site && group.visitors.includes(v.visitor) && v.start >= group.lo,
+        ),
+        events: stored
+          .filter((e) => e.site === group.site && byKey.has(e.visitor_key as bigint))
+          .map((e) => storedEvent(e, byKey.get(e.visitor_key as bigint)!)),
+      };
+      const out = replay(store, input, (visitor) => store.committedCopy(group.site, visitor));
+      for (const record of out.records) store.replace(record);
+      rows.push(...out.rows);
+      fixes.push(...out.updates);
+      for (const visitor of group.visitors) {
+        await c.run('INSERT INTO loader_touched VALUES ($1, $2, $3)', [this.generation, group.site, visitor]);
+      }
+    }
+    await this.#replayFrom(groups, (g) => g.lo);
+    await c.run(DELETE_REPLAYED_VISITS_SQL);
+    if (fixes.length > 0) {
+      await c.run(EVENT_FIXES_TABLE_SQL);
+      const appender = await c.createAppender('event_fixes', 'main', 'temp');
+      let from = Number.POSITIVE_INFINITY;
+      try {
+        for (const f of fixes) {
+          if (f.ts < from) from = f.ts;
+          appender.appendVarchar(f.site);
+          appender.appendVarchar(f.id);
+          appender.appendTimestampTZ(instant(f.ts));
+          appender.appendUBigInt(this.#keyOf(f.visitor));
+          if (f.sessionId === null) appender.appendNull();
+          else appender.appendUBigInt(f.sessionId);
+          if (f.visitStart === null) appender.appendNull();
+          else appender.appendTimestampTZ(instant(f.visitStart));
+          appender.appendBoolean(f.first);
+          if (f.prevViewAt === null) appender.appendNull();
+          else appender.appendTimestampTZ(instant(f.prevViewAt));
+          appender.endRow();
+        }
+      } finally {
+        appender.closeSync();
+      }
+      await c.run(APPLY_EVENT_FIXES_SQL, [instant(from)]);
+    }
+    for (const group of groups) {
+      const from = this.#visits.changedFrom.get(group.site);
+      if (from === undefined || group.lo < from) this.#visits.changedFrom.set(group.site, group.lo);
+    }
+    return rows;
+  }
+
+  async #replayFrom(groups: Group[], since: (g: Group) => number): Promise<void> {
+    const c = this.loader.connection;
+    await c.run(REPLAY_FROM_TABLE_SQL);
+    const appender = await c.createAppender('replay_from', 'main', 'temp');
+    try {
+      for (const g of groups) {
+        for (const visitor of g.visitors) {
+          appender.appendVarchar(g.site);
+          appender.appendVarchar(visitor);
+          appender.appendUBigInt(visitorKeyOf(visitor));
+          appender.appendTimestampTZ(instant(since(g)));
+          appender.endRow();
+        }
+      }
+    } finally {
+      appender.closeSync();
+    }
+  }
+}
+
+interface Group {
+  site: string;
+  visitors: string[];
+  links: Map<string, string>;
+  /** the group's earliest new event */
+  since: number;
+  lo: number;
+}
+
+/**
+ * The replay's groups: each visitor left to it, with the visitors carry links tie it to (a day
+ * before's id and the new-day ids that carried it are rebuilt together).
+ */
+function replayGroups(visits: VisitBatch, firstAt: ReadonlyMap<string, number>): Group[] {
+  const groups: Group[] = [];
+  const store = visits.store;
+  for (const [site, who] of visits.replay) {
+    const seen = new Set<string>();
+    for (const start of who) {
+      if (seen.has(start)) continue;
+      const members: string[] = [];
+      const links = new Map<string, string>();
+      const queue = [start];
+      while (queue.length > 0) {
+        const v = queue.pop()!;
+        if (seen.has(v)) continue;
+        seen.add(v);
+        members.push(v);
+        const committed = store.committedCopy(site, v);
+        const edited = store.edit(site, v);
+        for (const r of [committed, edited]) {
+          if (r.link) {
+            links.set(v, r.link.p);
+            queue.push(r.link.p);
+          }
+          for (const x of r.carried ?? []) queue.push(x);
+        }
+        for (const c of visits.carries) {
+          if (c.site !== site) continue;
+          if (c.x === v) queue.push(c.p);
+          if (c.p === v) queue.push(c.x);
+        }
+      }
+      for (const c of visits.carries) {
+        if (c.site === site && members.includes(c.x)) links.set(c.x, c.p);
+      }
+      let since = Number.POSITIVE_INFINITY;
+      for (const v of members)
+        since = Math.min(since, firstAt.get(`${site}\u0000${v}`) ?? Number.POSITIVE_INFINITY);
+      if (since === Number.POSITIVE_INFINITY) continue; // nothing new of them after all
+      groups.push({ site, visitors: members, links, since, lo: since });
+    }
+  }
+  return groups;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function storedVisit(row: Record<string, unknown>): StoredVisit {
+  return {
+    site: row.site as string,
+    visitor: row.visitor as string,
+    sessionId: row.session_id as bigint,
+    start: Number(row.started_at),
+    prevAt: num(row.prev_at),
+    prevs: PREV_COLUMNS.map((c) => {
+      const v = row[c];
+      if (v === null || v === undefined) return 'prev_at' as const;
+      const n = Number(v);
+      return n < 0 ? null : n;
+    }),
+  };
+}
+
+function storedEvent(row: Record<string, unknown>, visitor: string): StoredEvent {
+  return {
+    t: 'event',
+    site: row.site as string,
+    id: row.id as string,
+    at: Number(row.ts),
+    ts: Number(row.ts),
+    kind: row.kind as string,
+    name: row.name as string | null,
+    path: row.path as string,
+    visitor,
+    storedVisitor: visitor,
+    idMode: '',
+    channel: row.channel as string,
+    assistant: row.assistant as string | null,
+    referrerHost: row.referrer_host as string | null,
+    utmSource: row.utm_source as string | null,
+    utmMedium: row.utm_medium as string | null,
+    utmCampaign: row.utm_campaign as string | null,
+    utmTerm: row.utm_term as string | null,
+    utmContent: row.utm_content as string | null,
+    country: row.country as string | null,
+    region: row.region as string | null,
+    city: row.city as string | null,
+    device: row.device as string,
+    browser: row.browser as string | null,
+    os: row.os as string | null,
+    language: row.language as string | null,
+    sessionId: (row.session_id as bigint | null) ?? null,
+    visitStart: num(row.visit_start),
+    first: row.visit_first === true,
+    prevViewAt: num(row.prev_view_at),
+  };
+}
+
+/** Status 1xx..5xx becomes its class 1..5; an unknown or odd status is 0. */
+export function statusClass(status: number | null | undefined): number {
+  if (status === null || status === undefined) return 0;
+  const cls = Math.floor(status / 100);
+  return cls >= 1 && cls <= 5 ? cls : 0;
 }

@@ -178,7 +178,7 @@ const V3: Migration = {
   statements: [
     // One row per (yesterday's hash p, today's hash x) of a person whose event in the first 30
     // minutes of a day carried both; `last_at` is the latest event the loader has seen of that pair's
-    // chain. The loader relabels x's events that continue p's visit (carry-sql.ts). Rows older
+    // chain. The loader relabels x's events that continue p's visit (visits/engine.ts). Rows older
     // than a few days are deleted: no event can still join them.
     `CREATE TABLE visit_carries (
       site VARCHAR NOT NULL,
@@ -252,7 +252,7 @@ const V6: Migration = {
   version: 6,
   name: "each visit's previous same-value visits stored mostly as NULL: NULL when it is the previous visit, -infinity when there is none",
   statements: [
-    // Written out (not storedPrevSql): a released migration never changes. Until version 5 a
+    // Written out: a released migration never changes. Until version 5 a
     // prev_<dimension> column held the time itself, NULL when there was none; most equal prev_at.
     // Now NULL means "the same as prev_at" and '-infinity' means none (visits-sql.ts). The columns
     // are rewritten in one statement, so no row is read half converted.
@@ -308,8 +308,24 @@ const V8: Migration = {
   ],
 };
 
+const V9: Migration = {
+  version: 9,
+  name: 'visits built in memory: the batch generation of each visit row, and the loader state the visitor store follows',
+  statements: [
+    // The loader keeps what the visit rules need of each visitor in visitors.db (apps/query/src/
+    // visits), written after each batch commits here. `gen` is the batch that last wrote a visit,
+    // so a store left behind by a crash between the two commits is repaired for the visitors of
+    // the batches it missed; loader_state holds the store's identity and the last batch.
+    'ALTER TABLE sessions ADD COLUMN gen UBIGINT',
+    `CREATE TABLE loader_state (store_id VARCHAR NOT NULL, generation UBIGINT NOT NULL)`,
+    // Visitors a batch changed without writing a visit of theirs (a replay left them none, a carry
+    // linked them): the repair rebuilds them too.
+    `CREATE TABLE loader_touched (gen UBIGINT NOT NULL, site VARCHAR NOT NULL, visitor VARCHAR NOT NULL)`,
+  ],
+};
+
 /** Every migration this code knows, in order. Append only: never edit a released migration. */
-export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5, V6, V7, V8];
+export const MIGRATIONS: readonly Migration[] = [V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

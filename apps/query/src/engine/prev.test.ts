@@ -6,12 +6,16 @@ import type { WalEvent } from '@footfall/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import { ev, onStream } from './test-fixtures.ts';
-import { PREV_JOIN_MAX, prevSameValueSql } from './visits-sql.ts';
+import { prevSameValueSql } from './visits-sql.ts';
+
+/** A visitor with more visits than most ever have (a server-side id shared by many). */
+const MANY = 104;
 
 /**
- * The loader stores each visit's previous visit, overall and per dimension value (PREV_SQL): by a
- * join for most visitors, by window functions for a visitor with many visits. Both must store what
- * `lag()` over all of a visitor's visits gives, however far back the previous visit lies.
+ * The loader stores each visit's previous visit, overall and per dimension value, from the
+ * visitor's record (apps/query/src/visits): for visitors with few visits and one with many, it
+ * must store what `lag()` over all of a visitor's visits gives, however far back the previous
+ * visit lies.
  */
 const COLUMNS = [
   ['prev_at', 'NULL'],
@@ -59,7 +63,7 @@ describe('previous visits stored by the loader', () => {
     const first = Date.parse('2026-03-01T00:00:00Z');
     const events = [
       // a server-side id with more candidate visits than the join takes, 9 hours apart (39 days)
-      ...visits('shared', PREV_JOIN_MAX + 40, first, 9 * 3_600_000),
+      ...visits('shared', MANY, first, 9 * 3_600_000),
       ...Array.from({ length: 30 }, (_, v) =>
         visits(`v${v}`, 1 + (v % 6), first + v * 3_600_000, 2 * 86_400_000),
       ).flat(),
@@ -106,7 +110,7 @@ describe('previous visits stored by the loader', () => {
     instance.closeSync();
     expect(rows.map((r) => Number(r['visits']))).toEqual([
       Array.from({ length: 30 }, (_, v) => 1 + (v % 6)).reduce((a, b) => a + b) + 8 * 3,
-      PREV_JOIN_MAX + 40,
+      MANY,
     ]);
     // previous visits more than 33 days back: the last visit of the many-visit id and of each
     // far visitor with the same campaign, and every later visit of a far visitor

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { GoalMatch } from './goals-sql.ts';
 
-/** Visit-level dimensions: taken from the visit's first pageview (see visits-sql.ts). */
+/** Visit-level dimensions: taken from the visit's first pageview (see apps/query/src/visits/engine.ts). */
 export const VISIT_DIMENSIONS = [
   'channel',
   'referrer',

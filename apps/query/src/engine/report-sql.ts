@@ -24,8 +24,8 @@ export interface ReportSqlInput {
   /** keeps only breakdown rows whose value contains this text, case-insensitively */
   search?: string;
   /**
-   * Count visitors from each visit's stored previous visits (`prev_*`, see visits-sql.ts
-   * PREV_SQL) instead of looking for repeat visitors. Taken only without filters (a
+   * Count visitors from each visit's stored previous visits (`prev_*`, see visits/engine.ts
+   * and visits-sql.ts) instead of looking for repeat visitors. Taken only without filters (a
    * filtered-out previous visit would hide a visitor): with filters the report looks for them.
    */
   fast?: boolean;
@@ -221,7 +221,7 @@ export function buildReportQuery(input: ReportSqlInput): Query {
     const sums = 'count(*) FILTER (WHERE visit_first) AS visits, count(*) AS hits';
     if (fast) {
       // A visitor of a path (event name) is one first view: the one whose previous visit with a
-      // first view of it started before the period (day): `prev_view_at`, see visits-sql.ts.
+      // first view of it started before the period (day): `prev_view_at`, see visits/engine.ts.
       const newIn = (since: string) =>
         `count(*) FILTER (WHERE visit_first AND (prev_view_at IS NULL OR prev_view_at < ${since}))`;
       const views = `SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val,
