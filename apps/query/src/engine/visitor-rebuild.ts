@@ -134,6 +134,7 @@ async function recordsOf(
     // dims in the record's order (model.ts DIMENSIONS, exit unused, then the assistant)
     const d = dims.map((column) => column[i] as string | null);
     record.latest = {
+      id: session![i] as bigint,
       start,
       lastTs: Number(last![i]),
       lastId: lastIds.get(k) ?? '',

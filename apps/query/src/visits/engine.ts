@@ -192,7 +192,7 @@ export class VisitBatch {
 
 /** Whether (ts, id) comes after the visit's last activity in the rules' order. */
 function after(ts: number, id: string, l: LatestVisit): boolean {
-  return ts > l.lastTs || (ts === l.lastTs && id > l.lastId);
+  return ts > l.lastTs || (ts === l.lastTs && l.lastId !== '' && id > l.lastId);
 }
 
 /** The new-day ids that carried this one (kept on the day before's record). */
@@ -254,6 +254,7 @@ export function applyInOrder(
       fold(store, record);
     }
     l = {
+      id: sessionIdOf(record.site, record.visitor, ts),
       start: ts,
       lastTs: ts,
       lastId: e.id,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { Dims } from './model.ts';
+import { ByteReader, ByteWriter } from './codec.ts';
+import { type Dims, visitorKeyOf } from './model.ts';
 
 /**
  * What the visit rules know of one visitor between batches: their latest visit (which the next
@@ -30,8 +31,14 @@ export interface VisitorRecord {
 
 /** A visitor's latest visit, as much of it as the rules need to go on with it in time order. */
 export interface LatestVisit {
+  /** its visit id (sessions.session_id) */
+  id: bigint;
   start: number;
-  /** the time and id of its last activity (events sort by time, then id) */
+  /**
+   * the time and id of its last activity (events sort by time, then id); the id is not stored, so
+   * it is '' for a visit read back from the store (an event at the same millisecond then goes to
+   * the replay, which knows)
+   */
   lastTs: number;
   lastId: string;
   /** its end: the last activity, or a later engagement or vitals event */
@@ -67,17 +74,6 @@ const DICTIONARY_CACHE = 200_000;
 /** Committed records kept in memory between batches. */
 const RECORD_CACHE = 50_000;
 
-/** The stored form of a record (JSON): ids for values, times relative to a base. */
-type Stored = [
-  visitor: string,
-  at: number | null,
-  values: number[],
-  views: number[],
-  latest: null | [number, number, string, number, number, number, number, number[], number[]],
-  link: null | [string, 0 | 1],
-  carried?: string[],
-];
-
 /**
  * The visitor records, in a SQLite file beside the analytics database (`visitors.db`): a derived
  * index of the analytics data, written after each batch commits, with the batch's generation. A
@@ -112,11 +108,11 @@ export class VisitorStore {
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS vals (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE);
       CREATE TABLE IF NOT EXISTS visitors (
-        site TEXT NOT NULL, visitor TEXT NOT NULL, rec TEXT NOT NULL, PRIMARY KEY (site, visitor)
+        site INTEGER NOT NULL, vkey INTEGER NOT NULL, rec BLOB NOT NULL, PRIMARY KEY (site, vkey)
       ) WITHOUT ROWID;`);
-    this.#get = this.#db.prepare('SELECT rec FROM visitors WHERE site = ? AND visitor = ?').pluck();
+    this.#get = this.#db.prepare('SELECT rec FROM visitors WHERE site = ? AND vkey = ?').pluck();
     this.#put = this.#db.prepare(
-      'INSERT INTO visitors (site, visitor, rec) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET rec = excluded.rec',
+      'INSERT INTO visitors (site, vkey, rec) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET rec = excluded.rec',
     );
     this.#valueId = this.#db.prepare('SELECT id FROM vals WHERE v = ?').pluck();
     this.#valueOf = this.#db.prepare('SELECT v FROM vals WHERE id = ?').pluck();
@@ -229,9 +225,11 @@ export class VisitorStore {
       this.#cache.set(k, cached);
       return cached;
     }
-    const text = this.#get.get(site, visitor) as string | undefined;
-    if (text === undefined) return undefined;
-    const record = this.#decode(site, JSON.parse(text) as Stored);
+    const siteId = this.idOf(site);
+    if (siteId === undefined) return undefined;
+    const bytes = this.#get.get(siteId, storeKey(visitor)) as Buffer | undefined;
+    if (bytes === undefined) return undefined;
+    const record = this.#decode(site, visitor, bytes);
     this.#cacheSet(k, record);
     return record;
   }
@@ -251,15 +249,14 @@ export class VisitorStore {
 
   /** Writes this batch's records and new values, and the generation, in one transaction. */
   flush(generation: number): void {
-    // encoding gives new values their ids: encode first, then write the values and the records
-    const encoded = [...this.#edits.values()].map((r) => [
-      r.site,
-      r.visitor,
-      JSON.stringify(this.#encode(r)),
-    ]);
+    // encoding gives new values their ids: encode first, then write the values and the records,
+    // in key order (each B-tree page is then visited once)
+    const encoded = [...this.#edits.values()]
+      .map((r) => ({ site: this.intern(r.site), key: storeKey(r.visitor), bytes: this.#encode(r) }))
+      .sort((a, b) => a.site - b.site || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const write = this.#db.transaction(() => {
       for (const [id, value] of this.#newValues) this.#addValue.run(id, value);
-      for (const row of encoded) this.#put.run(...row);
+      for (const row of encoded) this.#put.run(row.site, row.key, row.bytes);
       this.#db
         .prepare("INSERT INTO meta VALUES ('generation', ?) ON CONFLICT DO UPDATE SET value = excluded.value")
         .run(String(generation));
@@ -278,7 +275,8 @@ export class VisitorStore {
 
   /** Removes every record of a site (it was deleted). */
   deleteSite(site: string): void {
-    this.#db.prepare('DELETE FROM visitors WHERE site = ?').run(site);
+    const siteId = this.idOf(site);
+    if (siteId !== undefined) this.#db.prepare('DELETE FROM visitors WHERE site = ?').run(siteId);
     for (const k of [...this.#cache.keys()]) if (k.startsWith(`${site}\u0000`)) this.#cache.delete(k);
   }
 
@@ -291,71 +289,111 @@ export class VisitorStore {
     this.#db.close();
   }
 
-  #encode(r: VisitorRecord): Stored {
-    // times relative to the latest visit's start (most are equal to it or near), else absolute
-    const base = r.latest?.start ?? 0;
-    const pairs = (m: Map<number, number>) => {
-      const out: number[] = [];
-      for (const [id, start] of m) out.push(id, base - start);
-      return out;
-    };
+  /**
+   * A record's bytes (codec.ts): flags, then `at`, the history's values and first views as
+   * (dictionary id, time back from the base), the latest visit, the carry link and carried ids.
+   * The base is the latest visit's start (every time in a record is at or before its end), else
+   * `at` itself.
+   */
+  #encode(r: VisitorRecord): Buffer {
+    const w = new ByteWriter();
     const l = r.latest;
-    return [
-      r.visitor,
-      r.at === null ? null : base - r.at,
-      pairs(r.values),
-      pairs(r.views),
-      l === null
-        ? null
-        : [
-            l.start,
-            l.lastTs - l.start,
-            l.lastId,
-            l.end - l.start,
-            l.pageviews,
-            l.events,
-            this.intern(l.exit),
-            l.dims.map((v) => this.intern(v)),
-            [...l.views].map((k) => this.intern(k)),
-          ],
-      r.link === null ? null : [r.link.p, r.link.byP ? 1 : 0],
-      ...(r.carried?.length ? [r.carried] : []),
-    ] as Stored;
+    w.uint((l ? 1 : 0) | (r.at !== null ? 2 : 0) | (r.link ? 4 : 0) | (r.carried?.length ? 8 : 0));
+    const base = l ? l.start : (r.at ?? 0);
+    if (l) w.uint(l.start);
+    else if (r.at !== null) w.uint(r.at);
+    if (l && r.at !== null) w.uint(base - r.at);
+    w.uint(r.values.size);
+    for (const [key, start] of [...r.values].sort((a, b) => a[0] - b[0])) {
+      w.uint(Math.floor(key / 2 ** 32));
+      w.uint(key % 2 ** 32);
+      w.uint(base - start);
+    }
+    w.uint(r.views.size);
+    for (const [id, start] of r.views) {
+      w.uint(id);
+      w.uint(base - start);
+    }
+    if (l) {
+      w.uint(Number(l.id >> 32n));
+      w.uint(Number(l.id & 0xffffffffn));
+      w.uint(l.lastTs - l.start);
+      w.uint(l.end - l.start);
+      w.uint(l.pageviews);
+      w.uint(l.events);
+      w.uint(this.intern(l.exit));
+      for (const v of l.dims) w.uint(this.intern(v));
+      w.uint(l.views.size);
+      for (const key of l.views) w.uint(this.intern(key));
+    }
+    if (r.link) {
+      w.string(r.link.p);
+      w.uint(r.link.byP ? 1 : 0);
+    }
+    if (r.carried?.length) {
+      w.uint(r.carried.length);
+      for (const x of r.carried) w.string(x);
+    }
+    return w.bytes();
   }
 
-  #decode(site: string, s: Stored): VisitorRecord {
-    const [visitor, at, values, views, l, link, carried] = s;
-    const base = l?.[0] ?? 0;
-    const map = (pairs: number[]) => {
-      const m = new Map<number, number>();
-      for (let i = 0; i < pairs.length; i += 2) m.set(pairs[i]!, base - pairs[i + 1]!);
-      return m;
-    };
-    return {
-      site,
-      visitor,
-      at: at === null ? null : base - at,
-      values: map(values),
-      views: map(views),
-      latest:
-        l === null
-          ? null
-          : {
-              start: l[0],
-              lastTs: l[0] + l[1],
-              lastId: l[2],
-              end: l[0] + l[3],
-              pageviews: l[4],
-              events: l[5],
-              exit: this.valueOf(l[6]),
-              dims: l[7].map((id) => this.valueOf(id)),
-              views: new Set(l[8].map((id) => this.valueOf(id) as string)),
-            },
-      link: link === null ? null : { p: link[0], byP: link[1] === 1 },
-      ...(carried ? { carried } : {}),
-    };
+  #decode(site: string, visitor: string, bytes: Uint8Array): VisitorRecord {
+    const rd = new ByteReader(bytes);
+    const flags = rd.uint();
+    const record = emptyRecord(site, visitor);
+    let base = 0;
+    const hasLatest = (flags & 1) !== 0;
+    if (hasLatest || (flags & 2) !== 0) base = rd.uint();
+    if (hasLatest) record.at = (flags & 2) !== 0 ? base - rd.uint() : null;
+    else record.at = (flags & 2) !== 0 ? base : null;
+    for (let n = rd.uint(); n > 0; n--) {
+      const d = rd.uint();
+      const id = rd.uint();
+      record.values.set(valueKey(d, id), base - rd.uint());
+    }
+    for (let n = rd.uint(); n > 0; n--) {
+      const id = rd.uint();
+      record.views.set(id, base - rd.uint());
+    }
+    if (hasLatest) {
+      const high = rd.uint();
+      const low = rd.uint();
+      const lastTs = base + rd.uint();
+      const end = base + rd.uint();
+      const pageviews = rd.uint();
+      const events = rd.uint();
+      const exit = this.valueOf(rd.uint());
+      const dims: (string | null)[] = [];
+      for (let d = 0; d < DIMS_STORED; d++) dims.push(this.valueOf(rd.uint()));
+      const views = new Set<string>();
+      for (let n = rd.uint(); n > 0; n--) views.add(this.valueOf(rd.uint()) as string);
+      record.latest = {
+        id: (BigInt(high) << 32n) | BigInt(low),
+        start: base,
+        lastTs,
+        lastId: '',
+        end,
+        pageviews,
+        events,
+        exit,
+        dims,
+        views,
+      };
+    }
+    if ((flags & 4) !== 0) record.link = { p: rd.string(), byP: rd.uint() === 1 };
+    if ((flags & 8) !== 0) {
+      record.carried = [];
+      for (let n = rd.uint(); n > 0; n--) record.carried.push(rd.string());
+    }
+    return record;
   }
 }
+
+/** A latest visit's stored dimension values: the sixteen of DIMENSIONS and the AI assistant. */
+const DIMS_STORED = 17;
+
+/** A visitor's key in the store: their 64-bit visitor key, as SQLite's signed integer. */
+const storeKey = (visitor: string): bigint => BigInt.asIntN(64, visitorKeyOf(visitor));
 
 export function emptyRecord(site: string, visitor: string): VisitorRecord {
   return {
