@@ -43,7 +43,9 @@ describe('the report cache and a batch that commits while a report is computed',
     // what the tailer does for each batch: commit it, then tell the cache
     const commit = async (records: BatchRecord[]) => {
       await analytics.engine.applyBatch({ records });
-      analytics.cache.noteBatch(records);
+      analytics.cache.noteBatch(
+        new Map(records.map(({ record }) => [record.site, { from: (record as { at: number }).at, to: (record as { at: number }).at }])),
+      );
     };
     await commit([pageview(site.id, at, 'first0001')]);
 

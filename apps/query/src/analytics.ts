@@ -42,8 +42,9 @@ export async function openAnalytics(options: {
     target: engine,
     logger: options.logger,
     ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
-    onApplied: (records) => {
-      cache.noteBatch(records);
+    keep: ({ record }) => record.t === 'event' && live.watching(record.site),
+    onApplied: ({ records, spans }) => {
+      cache.noteBatch(spans);
       live.publish(records);
     },
     ...(prep && { onCaughtUp: () => prep.caughtUp() }),

@@ -47,6 +47,11 @@ export class LiveHub {
     for (const close of [...this.#closers]) close();
   }
 
+  /** Whether a live stream of the site is open (its visits are kept for publish). */
+  watching(site: string): boolean {
+    return this.#listeners.has(site);
+  }
+
   get listeners(): number {
     let n = 0;
     for (const s of this.#listeners.values()) n += s.size;

@@ -42,22 +42,9 @@ export class ReportCache {
     this.#maxTouches = options.maxTouches ?? 5000;
   }
 
-  /** Records what a committed batch changed. */
-  noteBatch(records: readonly BatchRecord[]): void {
+  /** Records what a committed batch changed: per site, the time its records reach. */
+  noteBatch(spans: ReadonlyMap<string, TimeRange>): void {
     const gen = ++this.#gen;
-    const spans = new Map<string, TimeRange>();
-    for (const { record } of records) {
-      const [from, to] =
-        record.t === 'event'
-          ? [record.at, record.at]
-          : [Date.parse(`${record.day}T00:00:00Z`), Date.parse(`${record.day}T00:00:00Z`) + DAY_MS];
-      const s = spans.get(record.site);
-      if (s === undefined) spans.set(record.site, { from, to });
-      else {
-        s.from = Math.min(s.from, from);
-        s.to = Math.max(s.to, to);
-      }
-    }
     for (const [site, span] of spans)
       this.#touches.push({ gen, site, from: span.from - SLACK_MS, to: span.to + SLACK_MS });
     if (this.#touches.length > this.#maxTouches) {

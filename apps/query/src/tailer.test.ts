@@ -5,7 +5,7 @@ import { createLogger } from '@footfall/http';
 import { encodeWalRecord, type WalRecord } from '@footfall/schema';
 import { openWalWriter } from '@footfall/wal';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Batch, BatchResult } from './engine/loader.ts';
+import type { BatchRecord, BatchResult } from './engine/loader.ts';
 import { Tailer, type TailTarget } from './tailer.ts';
 
 const logger = createLogger({ level: 'silent', name: 'test' });
@@ -20,18 +20,25 @@ function memoryTarget(initial: Map<string, bigint> = new Map()) {
   const applied: { stream: string; seq: bigint; site: string }[] = [];
   const target: TailTarget = {
     positions: async () => new Map(positions),
-    applyBatch: async (batch: Batch): Promise<BatchResult> => {
-      for (const r of batch.records) {
-        applied.push({ stream: r.stream, seq: r.seq, site: r.record.site });
-        positions.set(r.stream, r.seq);
-      }
+    beginBatch: async () => {
+      const added: BatchRecord[] = [];
       return {
-        events: 0,
-        duplicates: 0,
-        replayed: 0,
-        crawls: 0,
-        botDrops: batch.records.length,
-        committed: true,
+        add: async (records) => void added.push(...records),
+        commit: async (): Promise<BatchResult> => {
+          for (const r of added) {
+            applied.push({ stream: r.stream, seq: r.seq, site: r.record.site });
+            positions.set(r.stream, r.seq);
+          }
+          return {
+            events: 0,
+            duplicates: 0,
+            replayed: 0,
+            crawls: 0,
+            botDrops: added.length,
+            committed: true,
+          };
+        },
+        abort: () => {},
       };
     },
   };
@@ -136,7 +143,7 @@ describe('Tailer', () => {
     await tailer.stop();
   });
 
-  it('reads the next batch while one loads, and throws it away when the load fails', async () => {
+  it('reads the next slice while a batch commits, and throws it away when the commit fails', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
     dirs.push(root);
     const w = await openWalWriter({ dir: join(root, 'a') });
@@ -149,12 +156,21 @@ describe('Tailer', () => {
     let calls = 0;
     const failing: TailTarget = {
       positions: target.positions,
-      applyBatch: async (batch) => {
-        reads.push(batch.records[0]!.seq);
-        // the next batch is being read while this one loads
-        await new Promise((r) => setTimeout(r, 20));
-        if (++calls === 2) throw new Error('engine busy');
-        return target.applyBatch(batch);
+      beginBatch: async () => {
+        const inner = await target.beginBatch();
+        return {
+          add: async (records) => {
+            reads.push(records[0]!.seq);
+            await inner.add(records);
+          },
+          commit: async () => {
+            // the next slice is being read while this batch commits
+            await new Promise((r) => setTimeout(r, 20));
+            if (++calls === 2) throw new Error('engine busy');
+            return inner.commit();
+          },
+          abort: inner.abort,
+        };
       },
     };
     const tailer = new Tailer({

@@ -1,20 +1,30 @@
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@footfall/http';
-import { decodeWalRecord } from '@footfall/schema';
+import { readWalRecord } from '@footfall/schema';
 import { listWalStreams, openWalReader, pruneWal, WalCorruptionError, type WalReader } from '@footfall/wal';
-import { ValiError } from 'valibot';
-import type { Batch, BatchRecord, BatchResult } from './engine/loader.ts';
+import type { BatchRecord, BatchResult, BatchWriter } from './engine/index.ts';
 
 /** Records decoded between two turns of the event loop (see #read). */
 const DECODE_SLICE = 1000;
+
+const decoder = new TextDecoder();
 
 /** Where the tailer loads records: the analytics engine. */
 export interface TailTarget {
   /** applied sequence number per stream, as committed */
   positions(): Promise<Map<string, bigint>>;
-  /** loads a batch and the streams' new positions in one transaction */
-  applyBatch(batch: Batch): Promise<BatchResult>;
+  /** starts a batch: slices of records are added to it, then it commits as one transaction */
+  beginBatch(): Promise<BatchWriter>;
+}
+
+/** What a committed batch held, for the live stream and the report cache. */
+export interface AppliedBatch {
+  /** the records `keep` asked for (the live stream's) */
+  records: BatchRecord[];
+  /** per site, the earliest and latest time its records reach (a crawl or bot record: its day) */
+  spans: Map<string, { from: number; to: number }>;
+  result: BatchResult;
 }
 
 export interface TailerOptions {
@@ -23,6 +33,10 @@ export interface TailerOptions {
   logger: Logger;
   /** most records per transaction */
   batchSize?: number;
+  /** most records read and decoded at a time (a slice of a batch) */
+  sliceSize?: number;
+  /** a batch takes no more slices once it has loaded for this long */
+  batchMs?: number;
   /** wait between polls when there is nothing new (a visit shows within about 2 s) */
   idleMs?: number;
   /** applied WAL segments are deleted once older than this */
@@ -30,14 +44,16 @@ export interface TailerOptions {
   /** where a record this version cannot read is kept before the tailer moves past it */
   quarantineDir: string;
   now?: () => number;
-  /** called after each committed batch with its records (live stream, cache) */
-  onApplied?: (records: readonly BatchRecord[], result: BatchResult) => void;
+  /** which records onApplied gets (the live stream's); none unless asked */
+  keep?: (record: BatchRecord) => boolean;
+  /** called after each committed batch (live stream, cache) */
+  onApplied?: (batch: AppliedBatch) => void;
   /** called by the loop each time a poll finds nothing left to load */
   onCaughtUp?: () => void;
 }
 
-/** Records read and decoded for one batch, and where each stream's reading ended. */
-interface ReadBatch {
+/** Records read and decoded for one slice of a batch, and where each stream's reading ended. */
+interface ReadSlice {
   records: BatchRecord[];
   advanced: Map<string, bigint>;
   /** WAL records read, including unreadable ones that were quarantined */
@@ -57,8 +73,8 @@ export interface StuckStream {
  * positions, so a crash keeps all of a batch or none and a restart resumes after the last commit.
  */
 export class Tailer {
-  readonly #o: Required<Omit<TailerOptions, 'onApplied' | 'onCaughtUp'>> &
-    Pick<TailerOptions, 'onApplied' | 'onCaughtUp'>;
+  readonly #o: Required<Omit<TailerOptions, 'onApplied' | 'onCaughtUp' | 'keep'>> &
+    Pick<TailerOptions, 'onApplied' | 'onCaughtUp' | 'keep'>;
   readonly #readers = new Map<string, WalReader>();
   #positions = new Map<string, bigint>();
   #stuck = new Map<string, string>();
@@ -70,13 +86,15 @@ export class Tailer {
   #lastPrune = 0;
   #failing: { since: number; error: string } | undefined;
   #applied = 0;
-  /** the next batch, read while the last one loaded */
-  #next: Promise<ReadBatch> | undefined;
+  /** the next slice, read while the last one loaded */
+  #next: Promise<ReadSlice> | undefined;
   readonly #quarantined = new Set<string>();
 
   constructor(options: TailerOptions) {
     this.#o = {
-      batchSize: 20_000,
+      batchSize: 250_000,
+      sliceSize: 10_000,
+      batchMs: 5_000,
       idleMs: 250,
       retentionMs: 7 * 24 * 3600 * 1000,
       now: Date.now,
@@ -184,42 +202,91 @@ export class Tailer {
   }
 
   /**
-   * One batch across all streams; returns how many records it consumed. While a batch loads
-   * (DuckDB's threads) and more is waiting, the next one is read and decoded (JavaScript): a
-   * backlog drains faster.
-   * The next batch is read from the positions this one ends at, and thrown away if it fails.
+   * One batch across all streams; returns how many records it consumed. A batch takes slices of
+   * `sliceSize` records while more are waiting, up to `batchSize` records or `batchMs` of loading,
+   * and commits them as one transaction: a backlog loads in large batches (a batch costs DuckDB
+   * much less per event the larger it is), a trickle in small ones. While a slice loads and while
+   * the batch commits (DuckDB's threads), the next slice is read and decoded (JavaScript). A read
+   * ahead from positions past a batch that fails is thrown away.
    */
   async #step(): Promise<number> {
-    const batch = await (this.#next ?? this.#read(this.#positions));
+    let next: Promise<ReadSlice> | undefined = this.#next ?? this.#read(this.#positions);
     this.#next = undefined;
-    if (batch.consumed === 0) {
-      this.#lag = batch.lag;
+    const first = await next;
+    next = undefined;
+    if (first.consumed === 0) {
+      this.#lag = first.lag;
       return 0;
     }
     const after = new Map(this.#positions);
-    for (const [stream, seq] of batch.advanced) after.set(stream, seq);
-    // a batch ends at batchSize records or the reader's 4 MiB, whichever comes first: a backlog
-    // is left whenever the streams hold more than it read
-    const next = batch.lag > 0 && !this.#stopping ? this.#read(after) : undefined;
+    const kept: BatchRecord[] = [];
+    const spans = new Map<string, { from: number; to: number }>();
+    let consumed = 0;
+    let records = 0;
+    let lag = first.lag;
+    const started = performance.now();
+    const writer = await this.#o.target.beginBatch();
     try {
-      if (batch.records.length > 0) {
-        const result = await this.#o.target.applyBatch({ records: batch.records });
-        this.#applied += batch.records.length;
-        this.#o.onApplied?.(batch.records, result);
+      let slice: ReadSlice | undefined = first;
+      while (slice !== undefined) {
+        for (const [stream, seq] of slice.advanced) after.set(stream, seq);
+        consumed += slice.consumed;
+        records += slice.records.length;
+        lag = slice.lag;
+        const full = consumed >= this.#o.batchSize || performance.now() - started >= this.#o.batchMs;
+        // read ahead: the rest of this batch, or the start of the next one
+        if (slice.lag > 0 && !this.#stopping) next = this.#read(after);
+        if (slice.records.length > 0) {
+          await writer.add(slice.records);
+          this.#note(slice.records, kept, spans);
+        }
+        if (full || next === undefined) break;
+        slice = await next;
+        next = undefined;
+        if (slice.consumed === 0) {
+          lag = slice.lag;
+          slice = undefined;
+        }
+      }
+      const result = records > 0 ? await writer.commit() : (writer.abort(), undefined);
+      if (result !== undefined) {
+        this.#applied += records;
+        this.#o.onApplied?.({ records: kept, spans, result });
       }
     } catch (e) {
+      writer.abort();
       await next?.catch(() => undefined);
       throw e;
     }
     // positions of skipped unreadable records are committed with the next batch that has any
     this.#positions = after;
-    this.#lag = batch.lag;
+    this.#lag = lag;
     this.#next = next;
-    return batch.consumed;
+    return consumed;
   }
 
-  /** Reads and decodes up to a batch of records after `positions`, across all streams. */
-  async #read(positions: ReadonlyMap<string, bigint>): Promise<ReadBatch> {
+  /** Notes what onApplied tells of a slice's records: the ones kept, and each site's time span. */
+  #note(
+    records: readonly BatchRecord[],
+    kept: BatchRecord[],
+    spans: Map<string, { from: number; to: number }>,
+  ): void {
+    for (const r of records) {
+      const { record } = r;
+      if (this.#o.keep?.(r)) kept.push(r);
+      const from = record.t === 'event' ? record.at : Date.parse(`${record.day}T00:00:00Z`);
+      const to = record.t === 'event' ? record.at : from + 86_400_000;
+      const s = spans.get(record.site);
+      if (s === undefined) spans.set(record.site, { from, to });
+      else {
+        if (from < s.from) s.from = from;
+        if (to > s.to) s.to = to;
+      }
+    }
+  }
+
+  /** Reads and decodes up to a slice of records after `positions`, across all streams. */
+  async #read(positions: ReadonlyMap<string, bigint>): Promise<ReadSlice> {
     const records: BatchRecord[] = [];
     const advanced = new Map<string, bigint>();
     let consumed = 0;
@@ -228,18 +295,19 @@ export class Tailer {
       if (this.#stuck.has(stream)) continue;
       const reader = await this.#reader(stream);
       const after = positions.get(stream) ?? 0n;
-      const room = this.#o.batchSize - consumed;
+      const room = Math.min(this.#o.sliceSize, this.#o.batchSize) - consumed;
       if (room > 0) {
         try {
           for (const { seq, payload } of await reader.read({ after, maxRecords: room })) {
             advanced.set(stream, seq);
             consumed++;
-            // Decoding a batch takes about 150 ms of JavaScript: it gives the event loop back every
+            // Decoding a slice takes about 100 ms of JavaScript: it gives the event loop back every
             // DECODE_SLICE records, so report requests, and the loader's next statement when a
-            // batch is read ahead, are not held up behind it
+            // slice is read ahead, are not held up behind it
             if (consumed % DECODE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+            const text = decoder.decode(payload);
             try {
-              records.push({ stream, seq, record: decodeWalRecord(payload) });
+              records.push({ stream, seq, record: readWalRecord(text), text });
             } catch (e) {
               await this.#quarantine(stream, seq, payload, e);
             }
@@ -281,17 +349,7 @@ export class Tailer {
     }
     this.#unreadable++;
     this.#quarantined.add(key);
-    const problem =
-      error instanceof ValiError
-        ? error.issues
-            .map(
-              (i) =>
-                `${i.path?.map((p: { key: unknown }) => String(p.key)).join('.') ?? '(record)'}: ${i.message}`,
-            )
-            .join('; ')
-        : error instanceof Error
-          ? error.message
-          : String(error);
+    const problem = error instanceof Error ? error.message : String(error);
     this.#o.logger.error(
       { stream, seq: String(seq), file, problem },
       'a WAL record this version wrote cannot be read: kept in quarantine, not loaded',

@@ -7,11 +7,18 @@ import { runAttribution, runGoalPayers } from './attribution.ts';
 import { readCharts } from './charts-sql.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
-import type { BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
+import type { BatchWriter, BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
-import { type BeforeCommit, inTransaction, Loader, prepareWriter, readPositions } from './loader.ts';
+import {
+  type BeforeCommit,
+  inTransaction,
+  Loader,
+  type LoadingBatch,
+  prepareWriter,
+  readPositions,
+} from './loader.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
 import { readMoments } from './moments-sql.ts';
 import {
@@ -132,6 +139,62 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     generation++;
   };
 
+  /**
+   * A batch holds the writer from its first slice to its commit; reports are held back only while
+   * it commits (the heavy part, in DuckDB), not while its slices are read and run through the
+   * visit rules (JavaScript).
+   */
+  const beginBatch = async (): Promise<BatchWriter> => {
+    // a store that could not be opened is tried again (the batch fails with its error)
+    await opened.catch(() => {
+      opened = openStore();
+      return opened;
+    });
+    let release: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let taken: () => void = () => {};
+    const holding = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    const held = write(async () => {
+      taken();
+      await ended;
+    }, false);
+    await holding;
+    let loading: LoadingBatch;
+    try {
+      loading = await loader.begin();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    let done = false;
+    const end = async () => {
+      done = true;
+      release();
+      await held;
+    };
+    return {
+      add: (records) => loading.add(records),
+      async commit() {
+        try {
+          const result = await db.whileWriting(() => loading.commit());
+          if (result.committed) generation++;
+          return result;
+        } finally {
+          await end();
+        }
+      },
+      abort() {
+        if (done) return;
+        loading.abort();
+        void end();
+      },
+    };
+  };
+
   return {
     get generation() {
       return generation;
@@ -151,17 +214,16 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       preparing = run.catch(() => undefined);
       return run;
     },
+    beginBatch,
     applyBatch: async (batch) => {
-      // a store that could not be opened is tried again (the batch fails with its error)
-      await opened.catch(() => {
-        opened = openStore();
-        return opened;
-      });
-      return write(async () => {
-        const result = await loader.apply(batch);
-        if (result.committed) generation++;
-        return result;
-      });
+      const writer = await beginBatch();
+      try {
+        await writer.add(batch.records);
+        return await writer.commit();
+      } catch (error) {
+        writer.abort();
+        throw error;
+      }
     },
     positions: () => write(() => readPositions(db.writer)),
     report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }, rollups),

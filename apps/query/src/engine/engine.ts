@@ -4,7 +4,7 @@ import type { CrawlCounterQuery, CrawlGroup } from './counters-sql.ts';
 import type { FunnelCount, FunnelQuery } from './funnels-sql.ts';
 import type { GoalCount, GoalMatch, GoalProperty } from './goals-sql.ts';
 import type { Lifetime } from './lifetime.ts';
-import type { Batch, BatchResult } from './loader.ts';
+import type { Batch, BatchRecord, BatchResult } from './loader.ts';
 import type { Moments } from './moments-sql.ts';
 import type { WindowTotals } from './reads.ts';
 import type { Bucket, Filter, Period, ReportParams } from './report-params.ts';
@@ -22,9 +22,23 @@ import type { AssistantRow, VitalsReport } from './vitals.ts';
  * - reads never see half a batch;
  * - numbers are exact (no sampling, no approximate distinct counts).
  */
+/** A batch being loaded: `add` each slice of records in order, then `commit` (or `abort`). */
+export interface BatchWriter {
+  add(records: readonly BatchRecord[]): Promise<void>;
+  /** writes the batch and its streams' positions in one transaction */
+  commit(): Promise<BatchResult>;
+  /** forgets the batch: nothing of it is written */
+  abort(): void;
+}
+
 export interface Engine {
   /** Loads a batch of WAL records; calls are serialised internally. */
   applyBatch(batch: Batch): Promise<BatchResult>;
+  /**
+   * Starts a batch that takes its records in slices (the tailer's way: a backlog in large batches
+   * without holding them all in memory). It holds the writer until it commits or aborts.
+   */
+  beginBatch(): Promise<BatchWriter>;
   /** The last applied sequence number of every stream (resume after it; lag = WAL last seq - this). */
   positions(): Promise<Map<string, bigint>>;
   /** Committed batches since open: a report cache keyed by it never serves numbers older than a commit. */

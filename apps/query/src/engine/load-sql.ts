@@ -63,7 +63,7 @@ const instant = (ms: string) => `make_timestamptz(${ms} * 1000)`;
 /** An integer column as the old appender stored it: rounded, held to 32 bits. */
 const int32 = (value: string) => `least(greatest(round(${value}), -2147483648), 2147483647)::INTEGER`;
 
-/** Appends the events of a batch file. `$1` = the file. */
+/** Appends the events of a batch file but those stored already (`batch_copies`). `$1` = the file. */
 export const INSERT_EVENTS_SQL = `
 INSERT INTO events (site, id, ts, kind, name, props, host, path, visitor_key, id_mode, referrer_host,
   referrer_path, channel, assistant, utm_source, utm_medium, utm_campaign, utm_term, utm_content,
@@ -75,7 +75,8 @@ SELECT site, id, ${instant('_ts')}, kind, name, _props, host, path, _vk, idMode,
   clickId, browser, browserVersion, os, osVersion, device, language, country, region, city,
   ${int32('screenW')}, ${int32('screenH')}, round(engagedMs)::BIGINT, scroll, lcp, fcp, inp, ttfb, cls,
   _sid, ${instant('_vs')}, coalesce(_vf, false), ${instant('_pva')}
-FROM read_json($1, format = 'newline_delimited', columns = ${columnsSpec(EVENT_FILE_COLUMNS)})`;
+FROM read_json($1, format = 'newline_delimited', columns = ${columnsSpec(EVENT_FILE_COLUMNS)}) n
+WHERE NOT EXISTS (SELECT 1 FROM batch_copies c WHERE c.site = n.site AND c.id = n.id)`;
 
 const VISIT_FILE_COLUMNS: Record<string, string> = {
   site: 'VARCHAR',
@@ -192,8 +193,12 @@ UPDATE events SET visitor_key = f.visitor_key, session_id = f.session_id, visit_
 FROM event_fixes f
 WHERE events.site = f.site AND events.id = f.id AND events.ts = f.ts AND events.ts >= $1`;
 
-/** Ids of a slice of the batch's events (temp table), and which of them are stored already. */
-export const SLICE_IDS_TABLE_SQL = 'CREATE TEMP TABLE IF NOT EXISTS slice_ids (site VARCHAR, id VARCHAR)';
-export const STORED_IDS_SQL = `
-SELECT s.site, s.id FROM slice_ids s
-WHERE EXISTS (SELECT 1 FROM events e WHERE e.site = s.site AND e.id = s.id AND e.ts >= $1)`;
+/**
+ * The batch's events whose id is stored already within the dedupe window (temp table
+ * `batch_copies`: site, id, visitor). `$1` = the batch's events file, `$2` = the window's start.
+ */
+export const STORED_COPIES_SQL = `
+CREATE OR REPLACE TEMP TABLE batch_copies AS
+SELECT n.site, n.id, n.visitor
+FROM read_json($1, format = 'newline_delimited', columns = {site: 'VARCHAR', id: 'VARCHAR', visitor: 'VARCHAR'}) n
+WHERE EXISTS (SELECT 1 FROM events e WHERE e.site = n.site AND e.id = n.id AND e.ts >= $2)`;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
 import type { WalBotDrop, WalCrawl, WalRecord } from '@footfall/schema';
 import { type Assignment, VisitBatch, type VisitRow } from '../visits/engine.ts';
-import { eventTime, type LoadEvent, VISIT_GAP_MS, visitorKeyOf } from '../visits/model.ts';
+import { eventTime, type LoadEvent, VISIT_GAP_MS } from '../visits/model.ts';
 import { type ReplayGroup, replay, type StoredEvent, type StoredVisit } from '../visits/replay.ts';
 import type { VisitorStore } from '../visits/store.ts';
 import {
@@ -18,8 +18,7 @@ import {
   REPLAY_EVENTS_SQL,
   REPLAY_FROM_TABLE_SQL,
   REPLAY_VISITS_SQL,
-  SLICE_IDS_TABLE_SQL,
-  STORED_IDS_SQL,
+  STORED_COPIES_SQL,
 } from './load-sql.ts';
 import { rebuildVisitorStore, repairVisitorStore } from './visitor-rebuild.ts';
 
@@ -74,7 +73,8 @@ export async function readPositions(connection: DuckDBConnection): Promise<Map<s
 }
 
 export async function prepareWriter(connection: DuckDBConnection): Promise<void> {
-  await connection.run(SLICE_IDS_TABLE_SQL);
+  // nothing lasts between batches: each makes its temp tables
+  void connection;
 }
 
 /**
@@ -243,8 +243,9 @@ export class LoadingBatch {
   };
   readonly #next = new Map<string, bigint>();
   readonly #ids = new Set<string>();
+  /** events written to the events file (stored copies among them are not inserted) */
+  #staged = 0;
   readonly #visits: VisitBatch;
-  readonly #keys = new Map<string, bigint>();
   readonly #eventsFile: string;
   #eventsFd: number | undefined;
   #minAt = Number.POSITIVE_INFINITY;
@@ -266,12 +267,7 @@ export class LoadingBatch {
   }
 
   #keyOf(visitor: string): bigint {
-    let key = this.#keys.get(visitor);
-    if (key === undefined) {
-      key = visitorKeyOf(visitor);
-      this.#keys.set(visitor, key);
-    }
-    return key;
+    return this.loader.store.keyOf(visitor);
   }
 
   /** Runs the visit rules on a slice of records and writes its events to the batch's file. */
@@ -312,46 +308,34 @@ export class LoadingBatch {
       }
     }
     if (events.length === 0) return;
-    let minAt = this.#minAt;
-    for (const { ts } of events) if (ts < minAt) minAt = ts;
-    this.#minAt = minAt;
-    const stored = await this.#storedIds(events, minAt - DEDUPE_WINDOW_MS);
+    for (const { ts } of events) if (ts < this.#minAt) this.#minAt = ts;
     // the rules walk each visitor's events in time order: most slices are, this makes sure
     events.sort((a, b) => a.ts - b.ts || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
     const lines: string[] = [];
     for (const { e, ts, text } of events) {
-      if (stored.has(`${e.site}\n${e.id}`)) {
-        this.#result.duplicates++;
-        continue;
-      }
-      this.#result.events++;
       const who = `${e.site}\u0000${e.visitor}`;
       const first = this.#firstAt.get(who);
       if (first === undefined || ts < first) this.#firstAt.set(who, ts);
       const a = this.#visits.event(e, ts);
       lines.push(this.#line(e, ts, text, a));
     }
-    if (lines.length === 0) return;
+    this.#staged += lines.length;
     this.#eventsFd ??= openSync(this.#eventsFile, 'w');
     writeSync(this.#eventsFd, lines.join(''));
   }
 
-  /** The events of a slice already stored within the dedupe window. */
-  async #storedIds(events: { e: LoadEvent }[], since: number): Promise<Set<string>> {
+  /**
+   * The batch's events already stored (an id seen within the dedupe window before the batch's
+   * earliest event): one query for the whole batch, before its events are inserted. The rules ran
+   * on them as if new (a stored copy is rare: a tracker's retry), so their visitors go to the
+   * replay, which rebuilds them from what is stored, and they are not inserted. Returns how many.
+   */
+  async #storedCopies(): Promise<number> {
     const c = this.loader.connection;
-    await c.run('DELETE FROM slice_ids');
-    const appender: DuckDBAppender = await c.createAppender('slice_ids', 'main', 'temp');
-    try {
-      for (const { e } of events) {
-        appender.appendVarchar(e.site);
-        appender.appendVarchar(e.id);
-        appender.endRow();
-      }
-    } finally {
-      appender.closeSync();
-    }
-    const rows = (await c.runAndReadAll(STORED_IDS_SQL, [instant(since)])).getRows();
-    return new Set(rows.map(([site, id]) => `${site}\n${id}`));
+    await c.run(STORED_COPIES_SQL, [this.#eventsFile, instant(this.#minAt - DEDUPE_WINDOW_MS)]);
+    const copies = (await c.runAndReadAll('SELECT site, visitor FROM batch_copies')).getRows();
+    for (const [site, visitor] of copies) this.#visits.leaveToReplay(site as string, visitor as string);
+    return copies.length;
   }
 
   /** An event's line in the events file: what the rules gave it, then its WAL payload's fields. */
@@ -361,7 +345,7 @@ export class LoadingBatch {
       e.props === null || e.props === undefined ? '' : `"_props":${JSON.stringify(JSON.stringify(e.props))},`;
     if (a === null) return `{"_ts":${ts},"_vk":${this.#keyOf(e.visitor)},${props}${payload.slice(1)}\n`;
     return (
-      `{"_ts":${ts},"_vk":${this.#keyOf(a.visitor)},"_sid":${a.sessionId},"_vs":${a.visitStart},` +
+      `{"_ts":${ts},"_vk":${a.visitorKey},"_sid":${a.sessionId},"_vs":${a.visitStart},` +
       `"_vf":${a.first},"_pva":${a.prevViewAt},${props}${payload.slice(1)}\n`
     );
   }
@@ -377,9 +361,14 @@ export class LoadingBatch {
       return this.#result;
     }
     const visits = this.#visits;
-    visits.finish();
     await c.run('BEGIN TRANSACTION');
     try {
+      if (this.#staged > 0) {
+        const copies = await this.#storedCopies();
+        this.#result.duplicates += copies;
+        this.#result.events = this.#staged - copies;
+      }
+      visits.finish();
       if (this.#result.events > 0) await c.run(INSERT_EVENTS_SQL, [this.#eventsFile]);
       const links = new Map<string, { site: string; p: string; x: string; at: number }>();
       for (const link of visits.carries) {
@@ -509,7 +498,7 @@ export class LoadingBatch {
         lines.push(
           JSON.stringify(line)
             .replace('"session_id":0', `"session_id":${r.sessionId}`)
-            .replace('"visitor_key":0', `"visitor_key":${this.#keyOf(r.visitor)}`),
+            .replace('"visitor_key":0', `"visitor_key":${r.visitorKey}`),
         );
       }
       writeSync(fd, `${lines.join('\n')}\n`);
@@ -572,7 +561,7 @@ export class LoadingBatch {
     const rows: VisitRow[] = [];
     const fixes: (Assignment & { site: string; id: string; ts: number })[] = [];
     for (const group of groups) {
-      const byKey = new Map(group.visitors.map((v) => [visitorKeyOf(v), v]));
+      const byKey = new Map(group.visitors.map((v) => [store.keyOf(v), v]));
       const input: ReplayGroup = {
         site: group.site,
         visitors: group.visitors,
@@ -605,7 +594,7 @@ export class LoadingBatch {
           appender.appendVarchar(f.site);
           appender.appendVarchar(f.id);
           appender.appendTimestampTZ(instant(f.ts));
-          appender.appendUBigInt(this.#keyOf(f.visitor));
+          appender.appendUBigInt(f.visitorKey);
           if (f.sessionId === null) appender.appendNull();
           else appender.appendUBigInt(f.sessionId);
           if (f.visitStart === null) appender.appendNull();
@@ -636,7 +625,7 @@ export class LoadingBatch {
         for (const visitor of g.visitors) {
           appender.appendVarchar(g.site);
           appender.appendVarchar(visitor);
-          appender.appendUBigInt(visitorKeyOf(visitor));
+          appender.appendUBigInt(this.#keyOf(visitor));
           appender.appendTimestampTZ(instant(since(g)));
           appender.endRow();
         }

@@ -35,8 +35,9 @@ import { type LatestVisit, type VisitorRecord, type VisitorStore, valueKey } fro
 
 /** Where an event goes: its visit, whether it is the visit's first view of its page, and more. */
 export interface Assignment {
-  /** the visitor it is stored under (a carried event: the day before's id) */
+  /** the visitor it is stored under (a carried event: the day before's id), and their key */
   visitor: string;
+  visitorKey: bigint;
   sessionId: bigint | null;
   visitStart: number | null;
   first: boolean;
@@ -48,6 +49,7 @@ export interface VisitRow {
   site: string;
   sessionId: bigint;
   visitor: string;
+  visitorKey: bigint;
   start: number;
   lastTs: number;
   end: number;
@@ -219,6 +221,7 @@ export function applyInOrder(
   onTouch: () => void,
 ): Assignment {
   const visitor = record.visitor;
+  const visitorKey = record.key;
   let l = record.latest;
   if (!isActivity(e.kind)) {
     if (l !== null && ts >= l.start && ts <= l.lastTs + VISIT_GAP_MS) {
@@ -228,13 +231,14 @@ export function applyInOrder(
       }
       return {
         visitor,
+        visitorKey,
         sessionId: sessionIdOfLatest(record),
         visitStart: l.start,
         first: false,
         prevViewAt: null,
       };
     }
-    return { visitor, sessionId: null, visitStart: null, first: false, prevViewAt: null };
+    return { visitor, visitorKey, sessionId: null, visitStart: null, first: false, prevViewAt: null };
   }
   const pv = e.kind === 'pv';
   const key = viewKey(e.kind, pv ? e.path : e.name);
@@ -273,6 +277,7 @@ export function applyInOrder(
   const keyId = first ? store.idOf(key) : undefined;
   return {
     visitor,
+    visitorKey,
     sessionId: sessionIdOfLatest(record),
     visitStart: l.start,
     first,
@@ -299,6 +304,7 @@ export function visitRow(store: VisitorStore, record: VisitorRecord): VisitRow {
     site: record.site,
     sessionId: sessionIdOfLatest(record),
     visitor: record.visitor,
+    visitorKey: record.key,
     start: l.start,
     lastTs: l.lastTs,
     end: Math.max(l.end, l.lastTs),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The visit rules' shared vocabulary (docs/architecture.md, "Loading"; the rules themselves are
@@ -98,7 +98,7 @@ export const viewKey = (kind: string, what: string | null | undefined): string =
  * little-endian): visitor keys and visit ids.
  */
 export function md5Lower(text: string): bigint {
-  return createHash('md5').update(text).digest().readBigUInt64LE(8);
+  return hash('md5', text, 'buffer').readBigUInt64LE(8);
 }
 
 /** A visitor's 64-bit key (sessions.visitor_key, events.visitor_key). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { KeyFilter } from './bloom.ts';
 import { ByteReader, ByteWriter } from './codec.ts';
 import { type Dims, visitorKeyOf } from './model.ts';
 
@@ -13,6 +14,8 @@ import { type Dims, visitorKeyOf } from './model.ts';
 export interface VisitorRecord {
   site: string;
   visitor: string;
+  /** the visitor's 64-bit key (model.ts visitorKeyOf) */
+  key: bigint;
   /** the latest start of the visits before `latest` (a later visit's `prev_at`) */
   at: number | null;
   /**
@@ -72,7 +75,9 @@ export const valueKey = (dimension: number, id: number): number => dimension * 2
 /** Values and keys kept in memory; past this the cache starts again (each is in SQLite). */
 const DICTIONARY_CACHE = 200_000;
 /** Committed records kept in memory between batches. */
-const RECORD_CACHE = 50_000;
+const RECORD_CACHE = 20_000;
+/** Visitor keys kept in memory. */
+const KEY_CACHE = 50_000;
 
 /**
  * The visitor records, in a SQLite file beside the analytics database (`visitors.db`): a derived
@@ -80,8 +85,9 @@ const RECORD_CACHE = 50_000;
  * store behind the database (a crash between the two commits) is repaired from the database; a
  * missing, foreign or newer one is rebuilt (loader.ts).
  *
- * Records are read through a cache. A batch works on its own copies (`edit`), which `flush`
- * writes and `discard` forgets, so a batch that fails leaves the store as it was.
+ * Records are read through a cache. A batch changes them in place (`edit`), held apart until
+ * `flush` writes them; `discard` forgets them (they are read again), so a batch that fails leaves
+ * the store as it was.
  */
 export class VisitorStore {
   readonly #db: Database.Database;
@@ -96,8 +102,12 @@ export class VisitorStore {
   readonly #newValues = new Map<number, string>();
   #nextId: number;
   readonly #cache = new Map<string, VisitorRecord>();
-  /** this batch's copies, by site and visitor */
-  readonly #edits = new Map<string, VisitorRecord>();
+  /** visitor keys (an MD5 each) of visitors seen lately */
+  readonly #keys = new Map<string, bigint>();
+  /** which (site, visitor key)s have a stored record: built on the first read, kept up by flush */
+  #known: KeyFilter | undefined;
+  /** the records this batch changed, by site and visitor (not in the cache until flushed) */
+  readonly #dirty = new Map<string, VisitorRecord>();
 
   constructor(readonly path: string) {
     this.#db = new Database(path);
@@ -141,8 +151,21 @@ export class VisitorStore {
     this.#newValues.clear();
     this.#nextId = 1;
     this.#cache.clear();
-    this.#edits.clear();
+    this.#dirty.clear();
+    this.#known = undefined;
     return storeId;
+  }
+
+  /** A visitor's 64-bit key (visitorKeyOf), remembered for the visitors seen lately. */
+  keyOf(visitor: string): bigint {
+    let key = this.#keys.get(visitor);
+    if (key === undefined) {
+      key = visitorKeyOf(visitor);
+      if (this.#keys.size >= KEY_CACHE) this.#keys.delete(this.#keys.keys().next().value as string);
+    } else this.#keys.delete(visitor);
+    // most recently used last
+    this.#keys.set(visitor, key);
+    return key;
   }
 
   /** The dictionary id of a value, or undefined when no record holds it yet (null is NULL_ID). */
@@ -186,52 +209,49 @@ export class VisitorStore {
   }
 
   /**
-   * The record of a visitor for this batch to change: this batch's copy, made on first use from
-   * the committed record (a new one when there is none).
+   * The record of a visitor for this batch to change, changed in place: the cached or stored one
+   * (a new one when there is none). Until the batch is flushed it is held apart from the cache;
+   * `discard` forgets it, and it is read again from the store.
    */
   edit(site: string, visitor: string): VisitorRecord {
     const k = `${site}\u0000${visitor}`;
-    let record = this.#edits.get(k);
+    let record = this.#dirty.get(k);
     if (record === undefined) {
-      const committed = this.#committed(site, visitor, k);
-      record = committed ? cloneRecord(committed) : emptyRecord(site, visitor);
-      this.#edits.set(k, record);
+      record = this.#cache.get(k);
+      if (record !== undefined) this.#cache.delete(k);
+      else record = this.#read(site, visitor) ?? emptyRecord(site, visitor, this.keyOf(visitor));
+      this.#dirty.set(k, record);
     }
     return record;
   }
 
-  /** A copy of the visitor's record as last committed (before this batch), or an empty one. */
+  /** A copy of the visitor's record as last committed (before this batch's changes), or an empty one. */
   committedCopy(site: string, visitor: string): VisitorRecord {
-    const committed = this.#committed(site, visitor, `${site}\u0000${visitor}`);
-    return committed ? cloneRecord(committed) : emptyRecord(site, visitor);
+    const k = `${site}\u0000${visitor}`;
+    const clean = this.#dirty.has(k) ? undefined : this.#cache.get(k);
+    const record = clean ?? this.#read(site, visitor);
+    return record ? cloneRecord(record) : emptyRecord(site, visitor, this.keyOf(visitor));
   }
 
   /** Replaces this batch's copy of a visitor's record (a replay rebuilt it). */
   replace(record: VisitorRecord): void {
-    this.#edits.set(`${record.site}\u0000${record.visitor}`, record);
+    this.#dirty.set(`${record.site}\u0000${record.visitor}`, record);
   }
 
-  /** Whether a committed record exists (or this batch made one). */
+  /** Whether a record exists (committed, or made by this batch). */
   has(site: string, visitor: string): boolean {
     const k = `${site}\u0000${visitor}`;
-    return this.#edits.has(k) || this.#committed(site, visitor, k) !== undefined;
+    return this.#dirty.has(k) || this.#cache.has(k) || this.#read(site, visitor) !== undefined;
   }
 
-  #committed(site: string, visitor: string, k: string): VisitorRecord | undefined {
-    const cached = this.#cache.get(k);
-    if (cached !== undefined) {
-      // most recently used last
-      this.#cache.delete(k);
-      this.#cache.set(k, cached);
-      return cached;
-    }
+  /** The stored record of a visitor, read from SQLite (unless the filter knows there is none). */
+  #read(site: string, visitor: string): VisitorRecord | undefined {
     const siteId = this.idOf(site);
     if (siteId === undefined) return undefined;
-    const bytes = this.#get.get(siteId, storeKey(visitor)) as Buffer | undefined;
-    if (bytes === undefined) return undefined;
-    const record = this.#decode(site, visitor, bytes);
-    this.#cacheSet(k, record);
-    return record;
+    const key = this.keyOf(visitor);
+    if (!this.#filter().mightHave(filterKey(siteId, key))) return undefined;
+    const bytes = this.#get.get(siteId, BigInt.asIntN(64, key)) as Buffer | undefined;
+    return bytes === undefined ? undefined : this.#decode(site, visitor, key, bytes);
   }
 
   #cacheSet(k: string, record: VisitorRecord): void {
@@ -242,17 +262,31 @@ export class VisitorStore {
     }
   }
 
-  /** Forgets this batch's copies: the batch did not commit. */
+  /** The filter of stored keys, built from SQLite when there is none (twice the records, at least a million). */
+  #filter(): KeyFilter {
+    if (this.#known === undefined) {
+      const count = this.count();
+      const known = new KeyFilter(Math.max(1_000_000, count * 2));
+      const keys = this.#db.prepare('SELECT site, vkey FROM visitors').raw().safeIntegers(true);
+      for (const [site, key] of keys.iterate() as Iterable<[bigint, bigint]>) {
+        known.add(filterKey(Number(site), BigInt.asUintN(64, key)));
+      }
+      this.#known = known;
+    }
+    return this.#known;
+  }
+
+  /** Forgets this batch's changes: the batch did not commit. */
   discard(): void {
-    this.#edits.clear();
+    this.#dirty.clear();
   }
 
   /** Writes this batch's records and new values, and the generation, in one transaction. */
   flush(generation: number): void {
     // encoding gives new values their ids: encode first, then write the values and the records,
     // in key order (each B-tree page is then visited once)
-    const encoded = [...this.#edits.values()]
-      .map((r) => ({ site: this.intern(r.site), key: storeKey(r.visitor), bytes: this.#encode(r) }))
+    const encoded = [...this.#dirty.values()]
+      .map((r) => ({ site: this.intern(r.site), key: BigInt.asIntN(64, r.key), bytes: this.#encode(r) }))
       .sort((a, b) => a.site - b.site || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const write = this.#db.transaction(() => {
       for (const [id, value] of this.#newValues) this.#addValue.run(id, value);
@@ -262,14 +296,18 @@ export class VisitorStore {
         .run(String(generation));
     });
     write();
+    const known = this.#filter();
+    for (const row of encoded) known.add(filterKey(row.site, BigInt.asUintN(64, row.key)));
+    // past its capacity the filter says "maybe" too often: the next read builds a larger one
+    if (known.count > known.capacity) this.#known = undefined;
     this.#newValues.clear();
-    for (const [k, record] of this.#edits) this.#cacheSet(k, record);
-    this.#edits.clear();
+    for (const [k, record] of this.#dirty) this.#cacheSet(k, record);
+    this.#dirty.clear();
   }
 
   /** Writes records made outside a batch (a rebuild or repair), with the generation they match. */
   writeAll(records: Iterable<VisitorRecord>, generation: number): void {
-    for (const record of records) this.#edits.set(`${record.site}\u0000${record.visitor}`, record);
+    for (const record of records) this.#dirty.set(`${record.site}\u0000${record.visitor}`, record);
     this.flush(generation);
   }
 
@@ -337,10 +375,10 @@ export class VisitorStore {
     return w.bytes();
   }
 
-  #decode(site: string, visitor: string, bytes: Uint8Array): VisitorRecord {
+  #decode(site: string, visitor: string, key: bigint, bytes: Uint8Array): VisitorRecord {
     const rd = new ByteReader(bytes);
     const flags = rd.uint();
-    const record = emptyRecord(site, visitor);
+    const record = emptyRecord(site, visitor, key);
     let base = 0;
     const hasLatest = (flags & 1) !== 0;
     if (hasLatest || (flags & 2) !== 0) base = rd.uint();
@@ -389,16 +427,17 @@ export class VisitorStore {
   }
 }
 
+/** A record's key in the filter: the visitor key mixed with the site's dictionary id. */
+const filterKey = (site: number, key: bigint): bigint => key ^ BigInt.asUintN(64, BigInt(site) * 0x9e3779b97f4a7c15n);
+
 /** A latest visit's stored dimension values: the sixteen of DIMENSIONS and the AI assistant. */
 const DIMS_STORED = 17;
 
-/** A visitor's key in the store: their 64-bit visitor key, as SQLite's signed integer. */
-const storeKey = (visitor: string): bigint => BigInt.asIntN(64, visitorKeyOf(visitor));
-
-export function emptyRecord(site: string, visitor: string): VisitorRecord {
+export function emptyRecord(site: string, visitor: string, key = visitorKeyOf(visitor)): VisitorRecord {
   return {
     site,
     visitor,
+    key,
     at: null,
     values: new Map(),
     views: new Map(),
@@ -411,6 +450,7 @@ export function cloneRecord(r: VisitorRecord): VisitorRecord {
   return {
     site: r.site,
     visitor: r.visitor,
+    key: r.key,
     at: r.at,
     values: new Map(r.values),
     views: new Map(r.views),
