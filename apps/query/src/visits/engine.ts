@@ -62,9 +62,8 @@ export interface VisitRow {
   prevs: (number | null)[];
 }
 
-/** The visit of a record's latest visit. */
-export const sessionIdOfLatest = (r: VisitorRecord): bigint =>
-  sessionIdOf(r.site, r.visitor, r.latest!.start);
+/** The visit id of a record's latest visit. */
+export const sessionIdOfLatest = (r: VisitorRecord): bigint => r.latest!.id;
 
 /** Everything one batch does to visits: which records it changed and which rows to write. */
 export class VisitBatch {

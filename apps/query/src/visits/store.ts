@@ -76,8 +76,6 @@ export const valueKey = (dimension: number, id: number): number => dimension * 2
 const DICTIONARY_CACHE = 200_000;
 /** Committed records kept in memory between batches. */
 const RECORD_CACHE = 20_000;
-/** Visitor keys kept in memory. */
-const KEY_CACHE = 50_000;
 
 /**
  * The visitor records, in a SQLite file beside the analytics database (`visitors.db`): a derived
@@ -102,8 +100,6 @@ export class VisitorStore {
   readonly #newValues = new Map<number, string>();
   #nextId: number;
   readonly #cache = new Map<string, VisitorRecord>();
-  /** visitor keys (an MD5 each) of visitors seen lately */
-  readonly #keys = new Map<string, bigint>();
   /** which (site, visitor key)s have a stored record: built on the first read, kept up by flush */
   #known: KeyFilter | undefined;
   /** the records this batch changed, by site and visitor (not in the cache until flushed) */
@@ -156,16 +152,9 @@ export class VisitorStore {
     return storeId;
   }
 
-  /** A visitor's 64-bit key (visitorKeyOf), remembered for the visitors seen lately. */
+  /** A visitor's 64-bit key (visitorKeyOf; records keep theirs). */
   keyOf(visitor: string): bigint {
-    let key = this.#keys.get(visitor);
-    if (key === undefined) {
-      key = visitorKeyOf(visitor);
-      if (this.#keys.size >= KEY_CACHE) this.#keys.delete(this.#keys.keys().next().value as string);
-    } else this.#keys.delete(visitor);
-    // most recently used last
-    this.#keys.set(visitor, key);
-    return key;
+    return visitorKeyOf(visitor);
   }
 
   /** The dictionary id of a value, or undefined when no record holds it yet (null is NULL_ID). */
@@ -219,7 +208,10 @@ export class VisitorStore {
     if (record === undefined) {
       record = this.#cache.get(k);
       if (record !== undefined) this.#cache.delete(k);
-      else record = this.#read(site, visitor) ?? emptyRecord(site, visitor, this.keyOf(visitor));
+      else {
+        const key = this.keyOf(visitor);
+        record = this.#read(site, visitor, key) ?? emptyRecord(site, visitor, key);
+      }
       this.#dirty.set(k, record);
     }
     return record;
@@ -245,10 +237,9 @@ export class VisitorStore {
   }
 
   /** The stored record of a visitor, read from SQLite (unless the filter knows there is none). */
-  #read(site: string, visitor: string): VisitorRecord | undefined {
+  #read(site: string, visitor: string, key = this.keyOf(visitor)): VisitorRecord | undefined {
     const siteId = this.idOf(site);
     if (siteId === undefined) return undefined;
-    const key = this.keyOf(visitor);
     if (!this.#filter().mightHave(filterKey(siteId, key))) return undefined;
     const bytes = this.#get.get(siteId, BigInt.asIntN(64, key)) as Buffer | undefined;
     return bytes === undefined ? undefined : this.#decode(site, visitor, key, bytes);
