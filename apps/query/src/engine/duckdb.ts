@@ -170,6 +170,11 @@ export async function openDuckDb(options: DuckDbOptions): Promise<DuckDb> {
     // fourth batch rewrote the row groups its visits had updated; at 128 MB a replay of 1M demo
     // events spends 9 s in COMMIT instead of 21 (docs/operations.md, Memory and disk).
     checkpoint_threshold: '128MB',
+    // Memory DuckDB frees goes back to the system in the background once 32 MB are free, not
+    // when its allocator next needs it: appending batches, DuckDB alone (memory_limit 256MB)
+    // peaked at 603 MiB resident without these and 537 with them (engine README, "Memory").
+    allocator_flush_threshold: '32MB',
+    allocator_background_threads: 'true',
     // Nothing may be downloaded at run time: only the built-in extensions are used.
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',

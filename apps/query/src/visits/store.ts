@@ -419,7 +419,8 @@ export class VisitorStore {
 }
 
 /** A record's key in the filter: the visitor key mixed with the site's dictionary id. */
-const filterKey = (site: number, key: bigint): bigint => key ^ BigInt.asUintN(64, BigInt(site) * 0x9e3779b97f4a7c15n);
+const filterKey = (site: number, key: bigint): bigint =>
+  key ^ BigInt.asUintN(64, BigInt(site) * 0x9e3779b97f4a7c15n);
 
 /** A latest visit's stored dimension values: the sixteen of DIMENSIONS and the AI assistant. */
 const DIMS_STORED = 17;
