@@ -44,7 +44,12 @@ describe('the report cache and a batch that commits while a report is computed',
     const commit = async (records: BatchRecord[]) => {
       await analytics.engine.applyBatch({ records });
       analytics.cache.noteBatch(
-        new Map(records.map(({ record }) => [record.site, { from: (record as { at: number }).at, to: (record as { at: number }).at }])),
+        new Map(
+          records.map(({ record }) => [
+            record.site,
+            { from: (record as { at: number }).at, to: (record as { at: number }).at },
+          ]),
+        ),
       );
     };
     await commit([pageview(site.id, at, 'first0001')]);

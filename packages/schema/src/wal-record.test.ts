@@ -96,7 +96,7 @@ describe('WAL record encoding', () => {
   });
 });
 
-describe('readWalRecord (the tailer\'s decode)', () => {
+describe("readWalRecord (the tailer's decode)", () => {
   const event = {
     t: 'event',
     id: 'e1',
@@ -116,7 +116,14 @@ describe('readWalRecord (the tailer\'s decode)', () => {
     screenW: 390,
     cls: 0.1,
   };
-  const crawl = { t: 'crawl', site: 's1', day: '2026-11-22', robot: 'GPTBot', robotKind: 'search', path: '/' };
+  const crawl = {
+    t: 'crawl',
+    site: 's1',
+    day: '2026-11-22',
+    robot: 'GPTBot',
+    robotKind: 'search',
+    path: '/',
+  };
   const bot = { t: 'bot', site: 's1', day: '2026-11-22', kind: 'headless' };
   /** Values that break some field: wrong types, too long, not one of the allowed. */
   const BAD = [null, 1, 'x'.repeat(3000), true, {}, [], 'nope', -1.5, '2026-1-2', { a: { b: 1 } }];
@@ -156,7 +163,9 @@ describe('readWalRecord (the tailer\'s decode)', () => {
 
   it('names the field that is wrong', () => {
     expect(() => readWalRecord(JSON.stringify({ ...event, kind: 'xx' }))).toThrow('kind: invalid value');
-    expect(() => readWalRecord(JSON.stringify({ ...event, extra: 1 }))).toThrow('extra: not a field of the record');
+    expect(() => readWalRecord(JSON.stringify({ ...event, extra: 1 }))).toThrow(
+      'extra: not a field of the record',
+    );
     expect(() => readWalRecord('not json')).toThrow('(record): not JSON');
   });
 });

@@ -169,11 +169,20 @@ export class WalRecordError extends Error {
 }
 
 type Check = (value: unknown) => boolean;
-const text = (max: number): Check => (v) => typeof v === 'string' && v.length <= max;
-const textOrNull = (max: number): Check => (v) => v === null || (typeof v === 'string' && v.length <= max);
+const text =
+  (max: number): Check =>
+  (v) =>
+    typeof v === 'string' && v.length <= max;
+const textOrNull =
+  (max: number): Check =>
+  (v) =>
+    v === null || (typeof v === 'string' && v.length <= max);
 const number: Check = (v) => typeof v === 'number';
 const numberOrNull: Check = (v) => v === null || typeof v === 'number';
-const oneOf = (values: readonly string[]): Check => (v) => typeof v === 'string' && values.includes(v);
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v);
 const isDay: Check = (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
 const propsOrNull: Check = (v) => {
   if (v === null) return true;
