@@ -1,4 +1,3 @@
-import type { BatchRecord } from './engine/index.ts';
 
 /** A UTC time range, unix ms, both ends inclusive. */
 export interface TimeRange {

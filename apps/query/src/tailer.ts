@@ -248,8 +248,9 @@ export class Tailer {
           slice = undefined;
         }
       }
-      const result = records > 0 ? await writer.commit() : (writer.abort(), undefined);
-      if (result !== undefined) {
+      if (records === 0) writer.abort();
+      else {
+        const result = await writer.commit();
         this.#applied += records;
         this.#o.onApplied?.({ records: kept, spans, result });
       }

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { type DuckDBAppender, type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
+import { type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
 import type { WalBotDrop, WalCrawl, WalRecord } from '@footfall/schema';
 import { type Assignment, VisitBatch, type VisitRow } from '../visits/engine.ts';
 import { eventTime, type LoadEvent, VISIT_GAP_MS } from '../visits/model.ts';
