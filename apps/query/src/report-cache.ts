@@ -1,4 +1,3 @@
-
 /** A UTC time range, unix ms, both ends inclusive. */
 export interface TimeRange {
   from: number;
