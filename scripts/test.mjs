@@ -40,7 +40,12 @@ let failed = 0;
 try {
   const report = JSON.parse(readFileSync(outFile, 'utf8'));
   passed = report.numPassedTests ?? 0;
-  failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+  // a failed test counts once; a file that failed without a failed test (it did not load, or a
+  // hook threw) counts as one more
+  const brokenFiles = (report.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
+  ).length;
+  failed = (report.numFailedTests ?? 0) + brokenFiles;
 } catch {
   failed += 1; // no report at all: vitest itself failed before running
 }
