@@ -78,6 +78,43 @@ describe('a cookieless visit in progress at midnight', () => {
     }
   });
 
+  it('ends up the same whatever order the events arrive in, all in one batch', async () => {
+    // every order that starts with an event of the new day's id before one of the day before's:
+    // the batch gives the new id a visit of its own, then the replay folds it into the day before's
+    let checked = 0;
+    for (const order of permutations([0, 1, 2, 3, 4, 5])) {
+      if (checked >= 12 || order.indexOf(2) > order.indexOf(0)) continue;
+      checked++;
+      await open();
+      await load(...order.map((i) => NIGHT[i] as WalEvent));
+      expect(await visitsOf(P), `order ${order}`).toEqual(ONE_VISIT);
+      expect(await visitsOf(X), `order ${order}`).toEqual([]);
+      expect((await report('2026-03-02', '2026-03-03')).kpis, `order ${order}`).toMatchObject({
+        visitors: 1,
+        visits: 1,
+        pageviews: 5,
+      });
+      await engine.close();
+    }
+  });
+
+  it('folds the new day into the day before when that id is rebuilt earlier in the batch', async () => {
+    // a late event of an older visit of P leaves P to the replay; the night's events come after
+    // it in the same batch, and the new day's id cannot join a visit of P the batch does not know
+    await open();
+    await load(
+      hashed('2026-02-27T10:00:00Z', P, { path: '/' }),
+      hashed('2026-02-27T10:20:00Z', P, { path: '/docs' }),
+    );
+    await load(hashed('2026-02-27T10:10:00Z', P, { path: '/pricing' }), ...NIGHT);
+    expect(await visitsOf(P)).toEqual([
+      { started: '2026-02-27T10:00:00.000Z', pageviews: 3, entry: '/', exit: '/docs' },
+      ...ONE_VISIT,
+    ]);
+    expect(await visitsOf(X)).toEqual([]);
+    expect((await report('2026-02-27', '2026-03-03')).kpis).toMatchObject({ visits: 2, pageviews: 8 });
+  });
+
   it('makes the person a new visitor on the new day once the visit has ended', async () => {
     await open();
     await load(
@@ -119,3 +156,13 @@ describe('a cookieless visit in progress at midnight', () => {
     expect(await visitsOf('x-other')).toHaveLength(1);
   });
 });
+
+function* permutations(xs: number[]): Generator<number[]> {
+  if (xs.length <= 1) {
+    yield xs;
+    return;
+  }
+  for (let i = 0; i < xs.length; i++) {
+    for (const rest of permutations([...xs.slice(0, i), ...xs.slice(i + 1)])) yield [xs[i]!, ...rest];
+  }
+}

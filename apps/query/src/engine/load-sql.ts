@@ -60,8 +60,12 @@ const columnsSpec = (columns: Record<string, string>) =>
 /** A time in ms (a JSON number) as the TIMESTAMPTZ it stands for. */
 const instant = (ms: string) => `make_timestamptz(${ms} * 1000)`;
 
-/** An integer column as the old appender stored it: rounded, held to 32 bits. */
-const int32 = (value: string) => `least(greatest(round(${value}), -2147483648), 2147483647)::INTEGER`;
+/**
+ * An integer column as the old appender stored it: rounded, held to 32 bits, null kept null
+ * (DuckDB's `greatest` and `least` skip nulls, so they are not enough alone).
+ */
+const int32 = (value: string) =>
+  `CASE WHEN ${value} IS NOT NULL THEN least(greatest(round(${value}), -2147483648), 2147483647)::INTEGER END`;
 
 /** Appends the events of a batch file but those stored already (`batch_copies`). `$1` = the file. */
 export const INSERT_EVENTS_SQL = `
@@ -158,6 +162,23 @@ export const INSERT_BATCH_VISITS_SQL = 'INSERT INTO sessions BY NAME SELECT * FR
 /** The visitors a replay rebuilds and from when (temp table `replay_from`, filled by the loader). */
 export const REPLAY_FROM_TABLE_SQL = `
 CREATE OR REPLACE TEMP TABLE replay_from (site VARCHAR, visitor VARCHAR, visitor_key UBIGINT, since TIMESTAMPTZ)`;
+
+/** Marks the visitors a replay rebuilt as touched in this generation (`$1`). */
+export const TOUCH_REPLAYED_SQL = 'INSERT INTO loader_touched SELECT $1, site, visitor FROM replay_from';
+
+/** A batch's carry links (temp table `batch_carries`, filled by the loader), one row per link. */
+export const CARRIES_TABLE_SQL = `
+CREATE OR REPLACE TEMP TABLE batch_carries (site VARCHAR, p VARCHAR, x VARCHAR, last_at TIMESTAMPTZ)`;
+
+/** Keeps them, with the latest event seen of each pair's chain. */
+export const UPSERT_CARRIES_SQL = `
+INSERT INTO visit_carries SELECT site, p, x, last_at FROM batch_carries
+ON CONFLICT DO UPDATE SET last_at = greatest(last_at, excluded.last_at)`;
+
+/** Marks both ids of each link as touched in this generation (`$1`). */
+export const TOUCH_CARRIES_SQL = `
+INSERT INTO loader_touched SELECT $1, site, p FROM batch_carries
+UNION ALL SELECT $1, site, x FROM batch_carries`;
 
 /** Their stored visits that could change: those that end no earlier than `since`. */
 export const REPLAY_VISITS_SQL = `

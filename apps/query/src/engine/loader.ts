@@ -9,6 +9,7 @@ import type { VisitorStore } from '../visits/store.ts';
 import {
   APPLY_EVENT_FIXES_SQL,
   BATCH_VISITS_SQL,
+  CARRIES_TABLE_SQL,
   DELETE_BATCH_VISITS_SQL,
   DELETE_REPLAYED_VISITS_SQL,
   EVENT_FIXES_TABLE_SQL,
@@ -19,6 +20,9 @@ import {
   REPLAY_FROM_TABLE_SQL,
   REPLAY_VISITS_SQL,
   STORED_COPIES_SQL,
+  TOUCH_CARRIES_SQL,
+  TOUCH_REPLAYED_SQL,
+  UPSERT_CARRIES_SQL,
 } from './load-sql.ts';
 import { rebuildVisitorStore, repairVisitorStore } from './visitor-rebuild.ts';
 
@@ -376,24 +380,34 @@ export class LoadingBatch {
         const known = links.get(k);
         if (known === undefined || link.at > known.at) links.set(k, link);
       }
-      for (const { site, p, x, at } of links.values()) {
-        await c.run(
-          `INSERT INTO visit_carries VALUES ($1, $2, $3, $4)
-           ON CONFLICT DO UPDATE SET last_at = greatest(last_at, excluded.last_at)`,
-          [site, p, x, instant(at)],
-        );
-        await c.run('INSERT INTO loader_touched VALUES ($1, $2, $3), ($1, $2, $4)', [
-          this.generation,
-          site,
-          p,
-          x,
-        ]);
+      if (links.size > 0) {
+        await c.run(CARRIES_TABLE_SQL);
+        const appender = await c.createAppender('batch_carries', 'main', 'temp');
+        try {
+          for (const { site, p, x, at } of links.values()) {
+            appender.appendVarchar(site);
+            appender.appendVarchar(p);
+            appender.appendVarchar(x);
+            appender.appendTimestampTZ(instant(at));
+            appender.endRow();
+          }
+        } finally {
+          appender.closeSync();
+        }
+        await c.run(UPSERT_CARRIES_SQL);
+        await c.run(TOUCH_CARRIES_SQL, [this.generation]);
       }
       if (visits.carries.length > 0) {
         await c.run('DELETE FROM visit_carries WHERE last_at < $1', [instant(this.#minAt - 3 * DAY_MS)]);
       }
-      const rows = [...visits.rows.values()];
-      if (visits.replay.size > 0) rows.push(...(await this.#replay()));
+      let rows = [...visits.rows.values()];
+      if (visits.replay.size > 0) {
+        const replayed = await this.#replay();
+        // every visit of a rebuilt visitor that this batch touched is the replay's to write: a
+        // visitor tied in by a carry link only may have a row of the batch's own
+        rows = rows.filter((row) => !replayed.visitors.has(`${row.site}\u0000${row.visitor}`));
+        rows.push(...replayed.rows);
+      }
       if (rows.length > 0) await this.#writeVisits(rows);
       for (const [site, from] of visits.changedFrom) {
         await c.run('DELETE FROM rollup_days WHERE site = $1 AND day_end > $2', [site, instant(from)]);
@@ -531,57 +545,63 @@ export class LoadingBatch {
   /**
    * Rebuilds the visitors left to the replay (visits/replay.ts): reads their visits and events
    * from where a change could start (inside this transaction: the batch's events are in), replays
-   * them, writes the changed events back and returns their visit rows. The stored visits it
-   * rebuilt are deleted first.
+   * them, writes the changed events back and returns their visit rows and who they are (by site
+   * and id). The stored visits it rebuilt are deleted first.
    */
-  async #replay(): Promise<VisitRow[]> {
+  async #replay(): Promise<{ rows: VisitRow[]; visitors: Set<string> }> {
     const c = this.loader.connection;
     const store = this.loader.store;
     const groups = replayGroups(this.#visits, this.#firstAt);
     // `lo` per group: the start of the earliest stored visit of the group that ends no more than
     // 30 minutes before the group's earliest new event (it could change), or that event itself
     for (const group of groups) group.lo = group.since;
+    // each visitor's group, by site and id and by site and key: what is read back is sorted out in
+    // one pass, however many groups a batch has
+    const groupOf = new Map<string, Group>();
+    const byKey = new Map<string, { group: Group; visitor: string }>();
+    for (const group of groups) {
+      for (const visitor of group.visitors) {
+        groupOf.set(`${group.site}\u0000${visitor}`, group);
+        byKey.set(`${group.site}\u0000${store.keyOf(visitor)}`, { group, visitor });
+      }
+    }
     let visits: StoredVisit[] = [];
     for (let round = 0; round < 4; round++) {
       await this.#replayFrom(groups, (g) => g.lo - VISIT_GAP_MS);
       visits = (await c.runAndReadAll(REPLAY_VISITS_SQL)).getRowObjectsJS().map(storedVisit);
       let moved = false;
-      for (const group of groups) {
-        for (const v of visits) {
-          if (v.site === group.site && group.visitors.includes(v.visitor) && v.start < group.lo) {
-            group.lo = v.start;
-            moved = true;
-          }
+      for (const v of visits) {
+        const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
+        if (group !== undefined && v.start < group.lo) {
+          group.lo = v.start;
+          moved = true;
         }
       }
       if (!moved) break;
     }
     await this.#replayFrom(groups, (g) => g.lo);
-    const stored = (await c.runAndReadAll(REPLAY_EVENTS_SQL)).getRowObjectsJS();
+    const inputs = new Map<Group, ReplayGroup>();
+    for (const group of groups) {
+      const { site, visitors, links, lo } = group;
+      inputs.set(group, { site, visitors, links, lo, visits: [], events: [] });
+    }
+    for (const v of visits) {
+      const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
+      if (group !== undefined && v.start >= group.lo) inputs.get(group)!.visits.push(v);
+    }
+    for (const row of (await c.runAndReadAll(REPLAY_EVENTS_SQL)).getRowObjectsJS()) {
+      const of = byKey.get(`${row.site as string}\u0000${row.visitor_key as bigint}`);
+      if (of !== undefined) inputs.get(of.group)!.events.push(storedEvent(row, of.visitor));
+    }
     const rows: VisitRow[] = [];
     const fixes: (Assignment & { site: string; id: string; ts: number })[] = [];
-    for (const group of groups) {
-      const byKey = new Map(group.visitors.map((v) => [store.keyOf(v), v]));
-      const input: ReplayGroup = {
-        site: group.site,
-        visitors: group.visitors,
-        links: group.links,
-        lo: group.lo,
-        visits: visits.filter(
-          (v) => v.site === group.site && group.visitors.includes(v.visitor) && v.start >= group.lo,
-        ),
-        events: stored
-          .filter((e) => e.site === group.site && byKey.has(e.visitor_key as bigint))
-          .map((e) => storedEvent(e, byKey.get(e.visitor_key as bigint)!)),
-      };
+    for (const [group, input] of inputs) {
       const out = replay(store, input, (visitor) => store.committedCopy(group.site, visitor));
       for (const record of out.records) store.replace(record);
       rows.push(...out.rows);
       fixes.push(...out.updates);
-      for (const visitor of group.visitors) {
-        await c.run('INSERT INTO loader_touched VALUES ($1, $2, $3)', [this.generation, group.site, visitor]);
-      }
     }
+    await c.run(TOUCH_REPLAYED_SQL, [this.generation]);
     await this.#replayFrom(groups, (g) => g.lo);
     await c.run(DELETE_REPLAYED_VISITS_SQL);
     if (fixes.length > 0) {
@@ -613,7 +633,7 @@ export class LoadingBatch {
       const from = this.#visits.changedFrom.get(group.site);
       if (from === undefined || group.lo < from) this.#visits.changedFrom.set(group.site, group.lo);
     }
-    return rows;
+    return { rows, visitors: new Set(groupOf.keys()) };
   }
 
   async #replayFrom(groups: Group[], since: (g: Group) => number): Promise<void> {
@@ -652,6 +672,16 @@ interface Group {
 function replayGroups(visits: VisitBatch, firstAt: ReadonlyMap<string, number>): Group[] {
   const groups: Group[] = [];
   const store = visits.store;
+  // the batch's carry links by each of their two ids
+  const carriesOf = new Map<string, { p: string; x: string }[]>();
+  for (const c of visits.carries) {
+    for (const v of [c.p, c.x]) {
+      const k = `${c.site}\u0000${v}`;
+      const list = carriesOf.get(k);
+      if (list === undefined) carriesOf.set(k, [c]);
+      else list.push(c);
+    }
+  }
   for (const [site, who] of visits.replay) {
     const seen = new Set<string>();
     for (const start of who) {
@@ -673,14 +703,13 @@ function replayGroups(visits: VisitBatch, firstAt: ReadonlyMap<string, number>):
           }
           for (const x of r.carried ?? []) queue.push(x);
         }
-        for (const c of visits.carries) {
-          if (c.site !== site) continue;
-          if (c.x === v) queue.push(c.p);
+        for (const c of carriesOf.get(`${site}\u0000${v}`) ?? []) {
+          if (c.x === v) {
+            queue.push(c.p);
+            links.set(c.x, c.p);
+          }
           if (c.p === v) queue.push(c.x);
         }
-      }
-      for (const c of visits.carries) {
-        if (c.site === site && members.includes(c.x)) links.set(c.x, c.p);
       }
       let since = Number.POSITIVE_INFINITY;
       for (const v of members)
