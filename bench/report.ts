@@ -321,7 +321,7 @@ function markdown(results: SizeResult[], reports: number): string {
     '',
     'Demo data from `bench/demo-data.ts` (seed 1, 400 days ending at the run, Europe/Berlin, weekday and hour cycles, returning visitors, about 45 % bounces, engagement/vitals/custom events beside pageviews) written through the WAL; then the real `footfall query` process with `FOOTFALL_ENGINE_THREADS=2`, `FOOTFALL_ENGINE_MEMORY=256MB` tails it into DuckDB and answers over its unix socket (as the gateway forwards). ' +
       'Once the tail has caught up, the query service rolls up every past day of the site by itself (day rollups, apps/query/src/engine/README.md); once they are built the rows below are timed, so they show a site whose past days are rolled up. ' +
-      `Latency is the query service's own \`Server-Timing\` total for ${reports} sequential uncached reports per row: every request asks for a different 30-day window (the cache is keyed by parameters), after 2 warm-up requests. Filtered rows use \`f=channel:Organic Search\` and \`f=page:/pricing\`; the 365- and 90-day rows time ${LONG_REPORTS} windows each (the filtered one with `f=channel:Organic Search`).`,
+      `Latency is the query service's own \`Server-Timing\` total for ${reports} sequential uncached reports per row: every request asks for a different 30-day window (the cache is keyed by parameters), after 2 warm-up requests. Filtered rows use \`f=channel:Organic Search\` and \`f=page:/pricing\`; the 365- and 90-day rows time ${LONG_REPORTS} windows each (the filtered one with \`f=channel:Organic Search\`).`,
     '',
     row('', head),
     row(
