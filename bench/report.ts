@@ -34,7 +34,11 @@ const SERIES = [
 /** Long periods: fewer requests each (every one a different window ending on a different day). */
 const LONG_SERIES = [
   { name: '365 days', days: 365 },
-  { name: '365 days, filtered by channel', days: 365, query: `&f=${encodeURIComponent('channel:Organic Search')}` },
+  {
+    name: '365 days, filtered by channel',
+    days: 365,
+    query: `&f=${encodeURIComponent('channel:Organic Search')}`,
+  },
   { name: '90 days', days: 90 },
 ] as const;
 const LONG_REPORTS = 6;
@@ -330,12 +334,12 @@ function markdown(results: SizeResult[], reports: number): string {
     ),
     row(
       'events (pageviews)',
-      results.map((r) => `$n(r.demo.events)($n(r.demo.pageviews))`),
+      results.map((r) => `${n(r.demo.events)} (${n(r.demo.pageviews)})`),
     ),
     ...SERIES.flatMap((s, i) => [
       row(
-        `$s.name: p50 / p95 ms`,
-        results.map((r) => `$ms(r.series[i]!.p50)/ **${ms(r.series[i]!.p95)}**`),
+        `${s.name}: p50 / p95 ms`,
+        results.map((r) => `${ms(r.series[i]!.p50)} / **${ms(r.series[i]!.p95)}**`),
       ),
     ]),
     row(
@@ -344,13 +348,13 @@ function markdown(results: SizeResult[], reports: number): string {
     ),
     ...LONG_SERIES.map((s, i) =>
       row(
-        `$s.name($LONG_REPORTSreports): p50 / max ms`,
-        results.map((r) => `$ms(r.long[i]!.p50)/ **${ms(r.long[i]!.max)}**`),
+        `${s.name} (${LONG_REPORTS} reports): p50 / max ms`,
+        results.map((r) => `${ms(r.long[i]!.p50)} / **${ms(r.long[i]!.max)}**`),
       ),
     ),
     row(
       'whole history in one report (month chart), ms',
-      results.map((r) => `$ms(r.fullRange.ms)($r.fullRange.daysdays)`),
+      results.map((r) => `${ms(r.fullRange.ms)} (${r.fullRange.days} days)`),
     ),
     row(
       'day rollups of every past day, built by the service after the tail, s',
@@ -358,7 +362,7 @@ function markdown(results: SizeResult[], reports: number): string {
     ),
     row(
       'tail: events/s into DuckDB',
-      results.map((r) => `$n(r.demo.events / r.tailSeconds)($r.tailSeconds.toFixed(1)s)`),
+      results.map((r) => `${n(r.demo.events / r.tailSeconds)} (${r.tailSeconds.toFixed(1)} s)`),
     ),
     row(
       'tail: query process CPU s',
@@ -366,19 +370,19 @@ function markdown(results: SizeResult[], reports: number): string {
     ),
     row(
       'DuckDB bytes per event (analytics.duckdb + .wal)',
-      results.map((r) => `$n(r.dbBytes / r.demo.events)($mib(r.dbBytes))`),
+      results.map((r) => `${n(r.dbBytes / r.demo.events)} (${mib(r.dbBytes)})`),
     ),
     row(
       'visitor store (visitors.db) bytes per event',
-      results.map((r) => `$n(r.storeBytes / r.demo.events)($mib(r.storeBytes))`),
+      results.map((r) => `${n(r.storeBytes / r.demo.events)} (${mib(r.storeBytes)})`),
     ),
     row(
       'WAL bytes per event',
-      results.map((r) => `$n(r.demo.walBytes / r.demo.events)($mib(r.demo.walBytes))`),
+      results.map((r) => `${n(r.demo.walBytes / r.demo.events)} (${mib(r.demo.walBytes)})`),
     ),
     row(
       'query process RSS after tail / peak',
-      results.map((r) => `$mib(r.rss.afterTail)/ ${mib(r.rss.peak)}`),
+      results.map((r) => `${mib(r.rss.afterTail)} / ${mib(r.rss.peak)}`),
     ),
     row(
       'demo data: generate + write WAL, s',
@@ -387,17 +391,17 @@ function markdown(results: SizeResult[], reports: number): string {
     row(
       'last 30 days: visitors / visits / bounce',
       results.map(
-        (r) => `$n(r.kpis.visitors)/ ${n(r.kpis.visits)} / $(r.kpis.bounce_rate * 100).toFixed(1)%`,
+        (r) => `${n(r.kpis.visitors)} / ${n(r.kpis.visits)} / ${(r.kpis.bounce_rate * 100).toFixed(1)} %`,
       ),
     ),
     row(
       'load average (1/5/15 min) before → after',
-      results.map((r) => `$r.load.before→ $r.load.after`),
+      results.map((r) => `${r.load.before} → ${r.load.after}`),
     ),
     '',
-    `**Budget: p95 ≤ $BUDGET_MSms for a 30-day report with comparison and daily=1:** $budget
+    `**Budget: p95 ≤ ${BUDGET_MS} ms for a 30-day report with comparison and daily=1:** ${budget
       .map((b, i) => `${b <= BUDGET_MS ? 'met' : '**NOT met**'} at ${head[i]} (${ms(b)} ms)`)
-      .join('; ').`,
+      .join('; ')}.`,
     '',
     ...targets(results),
     '',
