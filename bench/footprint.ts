@@ -7,14 +7,12 @@
 // or --render to rewrite footprint.md from footprint.json.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeDemoData } from './demo-data.ts';
-import { machineLine, rssOf } from './machine.ts';
+import { freePort, machineLine, rssOf, tree } from './machine.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(root, 'packages/cli/bin/footfall.mjs');
@@ -52,33 +50,6 @@ interface Entry {
   machine: string;
   empty: Measure;
   loaded: Measure & { events: number };
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** The pids of a process and all its descendants, with their command names. */
-async function tree(pid: number): Promise<{ pid: number; name: string }[]> {
-  const out = [{ pid, name: await nameOf(pid) }];
-  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
-    const children = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
-    for (const child of children.split(/\s+/).filter(Boolean)) out.push(...(await tree(Number(child))));
-  }
-  return out;
-}
-
-/** What a process is: footfall's subcommand when it is one, else its executable name. */
-async function nameOf(pid: number): Promise<string> {
-  const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
-  const command = args.find((a) => ['start', 'ingest', 'query'].includes(a));
-  if (command === 'start') return 'footfall start';
-  if (command) return `footfall ${command}`;
-  return args[0]?.split('/').at(-1) ?? String(pid);
 }
 
 function start(dataDir: string, port: number): ChildProcess {

@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 
 /** One line naming the machine a benchmark ran on. */
@@ -9,7 +11,6 @@ export function machineLine(): string {
 /** Resident memory of a process in bytes, from /proc (Linux), or null. */
 export async function rssOf(pid: number): Promise<number | null> {
   try {
-    const { readFile } = await import('node:fs/promises');
     const m = /VmRSS:\s+(\d+)\s+kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : null;
   } catch {
@@ -18,3 +19,31 @@ export async function rssOf(pid: number): Promise<number | null> {
 }
 
 export const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+
+/** A TCP port free on 127.0.0.1 right now. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** The pids of a process and all its descendants, with their command names. */
+export async function tree(pid: number): Promise<{ pid: number; name: string }[]> {
+  const out = [{ pid, name: await nameOf(pid) }];
+  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    const children = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
+    for (const child of children.split(/\s+/).filter(Boolean)) out.push(...(await tree(Number(child))));
+  }
+  return out;
+}
+
+/** What a process is: footfall's subcommand when it is one, else its executable name. */
+export async function nameOf(pid: number): Promise<string> {
+  const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
+  const command = args.find((a) => ['start', 'ingest', 'query'].includes(a));
+  if (command === 'start') return 'footfall start';
+  if (command) return `footfall ${command}`;
+  return args[0]?.split('/').at(-1) ?? String(pid);
+}
