@@ -4,8 +4,7 @@
 // behind (writer.lag_events of the operator's health) and the resident memory of every process the
 // command runs; after the load it times the catch-up. The lag is counted from outside: events
 // answered 202 so far minus the WAL records the query service has applied (its
-// footfall_wal_records_applied_total): Health's own lag_events is as of the tailer's last read, so
-// it misses what arrives while a batch commits. Writes bench/results/soak.md.
+// footfall_wal_records_applied_total), beside Health's own lag_events. Writes bench/results/soak.md.
 // Run: pnpm bench:soak [--rate 5000] [--seconds 600] [--connections 64]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -258,7 +257,7 @@ function markdown(o: {
   return [
     '## The tail under a steady load',
     '',
-    `\`footfall start\` with its defaults (256 MB engine, geo off) on a fresh data directory; autocannon (${values.connections} connections, in this process) sends \`POST /api/e\` at ${int(rate)} events/s for ${seconds} s: varied pageviews, custom events and engagement of a pool of ${int(POOL)} visitors that turns over (about ${PER_VISITOR} events a visitor), a fresh event id each. Every second the lag is counted as events answered 202 so far minus the WAL records the query service has applied (\`footfall_wal_records_applied_total\`; Health's \`lag_events\`, as of the tailer's last read, misses what arrives while a batch commits; its largest is shown too), and /proc gives the resident memory of every process under the command. Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}.`,
+    `\`footfall start\` with its defaults (256 MB engine, geo off) on a fresh data directory; autocannon (${values.connections} connections, in this process) sends \`POST /api/e\` at ${int(rate)} events/s for ${seconds} s: varied pageviews, custom events and engagement of a pool of ${int(POOL)} visitors that turns over (about ${PER_VISITOR} events a visitor), a fresh event id each. Every second the lag is counted as events answered 202 so far minus the WAL records the query service has applied (\`footfall_wal_records_applied_total\`; the largest of Health's own \`lag_events\` is shown too), and /proc gives the resident memory of every process under the command. Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}.`,
     '',
     '| measure | value |',
     '| --- | --: |',

@@ -53,7 +53,7 @@ export async function healthContent(
     };
   });
   const writer = {
-    lag_events: tailer.lag,
+    lag_events: await tailer.liveLag(),
     stuck_streams: tailer.stuck,
     unreadable_records: tailer.unreadable,
     failing: tailer.failing ?? null,

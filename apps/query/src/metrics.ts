@@ -104,8 +104,8 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
       this.inc(analytics.engine.rollupWork.failedBuilds);
     },
   });
-  gauge('footfall_wal_lag_records', 'Records in the write-ahead log not yet applied', (g) =>
-    g.set(analytics.tailer.lag),
+  gauge('footfall_wal_lag_records', 'Records in the write-ahead log not yet applied', async (g) =>
+    g.set(await analytics.tailer.liveLag()),
   );
   gauge('footfall_wal_bytes', 'Bytes of write-ahead log segments on disk', async (g) =>
     g.set((await dataUsage(instance.paths.root)).top.get('wal') ?? 0),

@@ -143,6 +143,54 @@ describe('Tailer', () => {
     await tailer.stop();
   });
 
+  it('counts as not yet applied what a batch holds while it commits, and what arrives meanwhile', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['a1', 'a2', 'a3']);
+    const { target } = memoryTarget();
+    let release = () => {};
+    let committing = () => {};
+    let held = false;
+    const inCommit = new Promise<void>((r) => {
+      committing = r;
+    });
+    const slow: TailTarget = {
+      positions: target.positions,
+      beginBatch: async () => {
+        const inner = await target.beginBatch();
+        return {
+          add: inner.add,
+          commit: async () => {
+            // the first commit waits until the test lets it go
+            if (!held) {
+              held = true;
+              committing();
+              await new Promise<void>((r) => {
+                release = r;
+              });
+            }
+            return inner.commit();
+          },
+          abort: inner.abort,
+        };
+      },
+    };
+    const tailer = new Tailer({ walRoot: root, quarantineDir: join(root, 'q'), target: slow, logger });
+    await tailer.init();
+    const polled = tailer.poll();
+    await inCommit;
+    await walWith(root, 'a', ['a4', 'a5']);
+    // the batch read all three: as of that read nothing was left, but none is in reports yet
+    expect(await tailer.liveLag()).toBe(5);
+    release();
+    expect(await polled).toBe(3);
+    expect(tailer.lag).toBe(0); // as of its last read
+    expect(await tailer.liveLag()).toBe(2);
+    await tailer.drain();
+    expect(await tailer.liveLag()).toBe(0);
+    await tailer.stop();
+  });
+
   it('reads the next slice while a batch commits, and throws it away when the commit fails', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
     dirs.push(root);
