@@ -43,6 +43,15 @@ describe('visits', () => {
     ]);
   });
 
+  it('lengthens a visit by an engagement event that came in a batch before its pageview', async () => {
+    await open();
+    await load(ev('2026-03-02T10:01:00Z', { kind: 'en', path: '/a', engagedMs: 20_000 }));
+    await load(ev('2026-03-02T10:00:00Z', { path: '/a' }));
+    expect((await visits()).map(shape)).toEqual([
+      { started: '2026-03-02T10:00:00.000Z', pageviews: 1, entry: '/a', exit: '/a', duration: 60 },
+    ]);
+  });
+
   it('lets the first pageview decide channel, referrer and campaign even when a custom event came first', async () => {
     await open();
     await load(

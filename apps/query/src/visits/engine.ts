@@ -155,7 +155,15 @@ export class VisitBatch {
       this.leaveToReplay(site, record.visitor);
       return null;
     }
-    return this.#apply(record, e, ts);
+    // an engagement event that came before its pageview (another batch) joined no visit: the
+    // pageview replays the visitor, so it joins now
+    if (isActivity(e.kind) && this.store.takeOrphanAfter(site, record.visitor, ts)) {
+      this.leaveToReplay(site, record.visitor);
+      return null;
+    }
+    const a = this.#apply(record, e, ts);
+    if (!isActivity(e.kind) && a.sessionId === null) this.store.noteOrphan(site, record.visitor, ts);
+    return a;
   }
 
   /** Applies an event that comes in time order to `record` (exported for the replay). */

@@ -87,6 +87,9 @@ const RECORD_CACHE = 20_000;
  * `flush` writes them; `discard` forgets them (they are read again), so a batch that fails leaves
  * the store as it was.
  */
+/** Visitors whose unattached engagement or vitals event the store remembers. */
+const ORPHANS = 100_000;
+
 export class VisitorStore {
   readonly #db: Database.Database;
   readonly #get: Database.Statement;
@@ -231,6 +234,31 @@ export class VisitorStore {
   }
 
   /** Whether a record exists (committed, or made by this batch). */
+  /**
+   * Engagement or vitals events that joined no visit, by site and visitor: the latest one's time.
+   * A pageview or custom event that comes later, from before it, must replay the visitor (the
+   * event may belong to its visit). Kept in memory for this process (at most ORPHANS visitors).
+   */
+  readonly #orphans = new Map<string, number>();
+
+  /** Notes an engagement or vitals event that joined no visit. */
+  noteOrphan(site: string, visitor: string, ts: number): void {
+    const k = `${site}\u0000${visitor}`;
+    const known = this.#orphans.get(k);
+    this.#orphans.delete(k);
+    this.#orphans.set(k, known === undefined || ts > known ? ts : known);
+    if (this.#orphans.size > ORPHANS) this.#orphans.delete(this.#orphans.keys().next().value as string);
+  }
+
+  /** Whether an activity at `ts` comes before an event that joined no visit (forgotten once asked). */
+  takeOrphanAfter(site: string, visitor: string, ts: number): boolean {
+    const k = `${site}\u0000${visitor}`;
+    const known = this.#orphans.get(k);
+    if (known === undefined || known < ts) return false;
+    this.#orphans.delete(k);
+    return true;
+  }
+
   has(site: string, visitor: string): boolean {
     const k = `${site}\u0000${visitor}`;
     return this.#dirty.has(k) || this.#cache.has(k) || this.#read(site, visitor) !== undefined;
