@@ -8,11 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
-import { loadConfig } from '@footfall/config';
-import { createSite, openControlDb } from '@footfall/control';
-import { footfallVersion, prepareInstance } from '@footfall/instance';
 import autocannon from 'autocannon';
-import { machineLine, mib, rssOf } from './machine.ts';
+import { benchSite, machineLine, mib, rssOf } from './machine.ts';
 import { cpuSecondsOf } from './query-process.ts';
 import { eventBodies } from './varied-events.ts';
 
@@ -188,15 +185,7 @@ async function main() {
     FOOTFALL_LOG_LEVEL: 'warn',
     FOOTFALL_TRUST_PROXY: 'header:X-Real-IP',
   };
-  const config = loadConfig(env);
-  const instance = prepareInstance(config);
-  const control = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-  });
-  const site = await createSite(control, { domain: 'example.com' });
-  await control.close();
+  const site = await benchSite(env);
   // 40,000 visitors and 65,536 addresses: each sends about one event a second at most, under the
   // rate limits, which stay on as in production (a 429 would show as non-2xx)
   const list = eventBodies(site.id, 40_000);

@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
+import { loadConfig } from '@footfall/config';
+import { createSite, openControlDb } from '@footfall/control';
+import { footfallVersion, prepareInstance } from '@footfall/instance';
 
 /** One line naming the machine a benchmark ran on. */
 export function machineLine(): string {
@@ -46,4 +49,17 @@ export async function nameOf(pid: number): Promise<string> {
   if (command === 'start') return 'footfall start';
   if (command) return `footfall ${command}`;
   return args[0]?.split('/').at(-1) ?? String(pid);
+}
+
+/** Prepares a data directory for `env` (as the command would) and creates the site example.com. */
+export async function benchSite(env: Record<string, string>): Promise<{ id: string }> {
+  const instance = prepareInstance(loadConfig(env));
+  const control = openControlDb({
+    path: instance.paths.controlDb,
+    secret: instance.secret,
+    version: footfallVersion(),
+  });
+  const site = await createSite(control, { domain: 'example.com' });
+  await control.close();
+  return site;
 }

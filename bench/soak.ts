@@ -12,11 +12,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '@footfall/config';
-import { createSite, openControlDb } from '@footfall/control';
-import { footfallVersion, prepareInstance } from '@footfall/instance';
 import autocannon from 'autocannon';
-import { freePort, machineLine, rssOf, tree } from './machine.ts';
+import { benchSite, freePort, machineLine, rssOf, tree } from './machine.ts';
 import { rng } from './varied-events.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -146,14 +143,7 @@ async function main(): Promise<void> {
     // each visitor's address is its own (the rate limits stay on, as in production)
     FOOTFALL_TRUST_PROXY: 'header:X-Real-IP',
   };
-  const instance = prepareInstance(loadConfig(env));
-  const control = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-  });
-  const site = await createSite(control, { domain: 'example.com' });
-  await control.close();
+  const site = await benchSite(env);
 
   const child = spawn(process.execPath, [join(root, 'packages/cli/bin/footfall.mjs'), 'start'], {
     env,
