@@ -69,4 +69,5 @@ COPY --from=build /out/query/node_modules node_modules
 USER node
 # reached only through the ingest gateway, over /data/run/query.sock
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["footfall", "live", "query"]
-CMD ["node", "/app/packages/cli/bin/footfall.mjs", "query"]
+# the node options of packages/cli/src/node-flags.ts (QUERY_NODE_FLAGS), as `footfall start` uses them
+CMD ["node", "--max-old-space-size=384", "/app/packages/cli/bin/footfall.mjs", "query"]

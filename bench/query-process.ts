@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QUERY_NODE_FLAGS } from '@footfall/cli/node-flags';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,25 +22,29 @@ export interface QueryProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `footfall query` on a data directory and waits until it listens. */
+/** Starts `footfall query` on a data directory, with the node options `footfall start` gives it, and waits until it listens. */
 export function startQuery(
   dataDir: string,
   env: Record<string, string>,
   token: string,
 ): Promise<QueryProcess> {
-  const child = spawn(process.execPath, [join(root, 'packages/cli/bin/footfall.mjs'), 'query'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      FOOTFALL_DATA_DIR: dataDir,
-      FOOTFALL_API_TOKEN: token,
-      // /metrics is closed without its own token: the same one opens it here
-      FOOTFALL_METRICS_TOKEN: token,
-      FOOTFALL_GEO: 'off',
-      FOOTFALL_LOG_LEVEL: 'info',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...QUERY_NODE_FLAGS, join(root, 'packages/cli/bin/footfall.mjs'), 'query'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        FOOTFALL_DATA_DIR: dataDir,
+        FOOTFALL_API_TOKEN: token,
+        // /metrics is closed without its own token: the same one opens it here
+        FOOTFALL_METRICS_TOKEN: token,
+        FOOTFALL_GEO: 'off',
+        FOOTFALL_LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const socketPath = join(dataDir, 'run', 'query.sock');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let log = '';

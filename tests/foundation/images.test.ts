@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
+import { INGEST_NODE_FLAGS, QUERY_NODE_FLAGS } from '@footfall/cli/node-flags';
 import { VARIABLES } from '@footfall/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -82,7 +82,7 @@ describe('the container images', () => {
     expect(deps('query')).toContain('@duckdb/node-api');
   });
 
-  it('run the commands the tests run, the gateway with its node options, as the unprivileged user', () => {
+  it('run the commands the tests run, each process with its node options, as the unprivileged user', () => {
     const cmd = (name: string) => exec(lines(name).findLast((l) => l.startsWith('CMD '))!);
     expect(cmd('ingest')).toEqual([
       'node',
@@ -90,7 +90,7 @@ describe('the container images', () => {
       '/app/packages/cli/bin/footfall.mjs',
       'ingest',
     ]);
-    expect(cmd('query')).toEqual(['node', '/app/packages/cli/bin/footfall.mjs', 'query']);
+    expect(cmd('query')).toEqual(['node', ...QUERY_NODE_FLAGS, '/app/packages/cli/bin/footfall.mjs', 'query']);
     // /app is the repository root: tests/support/footfall.ts runs the same file
     expect(existsSync(join(root, 'packages/cli/bin/footfall.mjs'))).toBe(true);
     for (const name of ['ingest', 'query']) {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INGEST_NODE_FLAGS } from '@footfall/cli/node-flags';
+import { INGEST_NODE_FLAGS, QUERY_NODE_FLAGS } from '@footfall/cli/node-flags';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   FOOTFALL_BIN,
@@ -63,6 +63,7 @@ describe('footfall start', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>);
       const query = logs.find((l) => l.msg === 'child started' && l.child === 'query')?.pid as number;
       for (const flag of INGEST_NODE_FLAGS) expect(args(query)).not.toContain(flag);
+      expect(args(query)).toEqual(expect.arrayContaining([...QUERY_NODE_FLAGS, 'query']));
       // two processes: the gateway and the query service
       expect(logs.filter((l) => l.msg === 'child started')).toHaveLength(1);
     } finally {

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type Config, ConfigError, loadConfig } from '@footfall/config';
 import { createLogger, type Logger } from '@footfall/http';
 import { footfallVersion } from '@footfall/instance';
+import { QUERY_NODE_FLAGS } from './node-flags.ts';
 import { watchParent } from './parent.ts';
 
 const BIN = fileURLToPath(new URL('../bin/footfall.mjs', import.meta.url));
@@ -203,7 +204,7 @@ async function runStart(config: Config): Promise<void> {
     const query = new Supervisor({
       logger: supervisorLogger,
       drainMs: config.drainSeconds * 1000,
-      children: [{ name: 'query', args: [BIN, 'query', '--no-setup-link'] }],
+      children: [{ name: 'query', args: [...QUERY_NODE_FLAGS, BIN, 'query', '--no-setup-link'] }],
     });
     query.start();
     const children: Service = { stop: () => query.stop('SIGTERM') };

@@ -12,3 +12,18 @@
  * handler, whose requests die young, gains nothing from it).
  */
 export const INGEST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
+
+/**
+ * Node options the query service runs with: `footfall start` gives them to its query child
+ * (main.ts), the query image's command repeats them (Dockerfile; tests/foundation/images.test.ts
+ * checks it), and the benchmarks start `footfall query` with them.
+ *
+ * `--max-old-space-size=384` (MiB): V8 sizes its old generation by the machine's memory (about
+ * 4 GiB here) and lets garbage collect until the heap is far larger than what is alive. Tailing
+ * 1 M demo events, the live heap never passed about 210 MiB after a full collection, yet the heap
+ * grew to 570 MiB and the process to 1,065 MiB resident; capped, the same tail peaked at about
+ * 700–800 MiB at the same speed (docs/operations.md, "Memory"). The cap is nearly twice the live peak,
+ * so reports answered during a batch have room; a process that still ran out would be restarted by
+ * its supervisor and resume from its last commit.
+ */
+export const QUERY_NODE_FLAGS: readonly string[] = ['--max-old-space-size=384'];
