@@ -90,7 +90,12 @@ describe('the container images', () => {
       '/app/packages/cli/bin/footfall.mjs',
       'ingest',
     ]);
-    expect(cmd('query')).toEqual(['node', ...QUERY_NODE_FLAGS, '/app/packages/cli/bin/footfall.mjs', 'query']);
+    expect(cmd('query')).toEqual([
+      'node',
+      ...QUERY_NODE_FLAGS,
+      '/app/packages/cli/bin/footfall.mjs',
+      'query',
+    ]);
     // /app is the repository root: tests/support/footfall.ts runs the same file
     expect(existsSync(join(root, 'packages/cli/bin/footfall.mjs'))).toBe(true);
     for (const name of ['ingest', 'query']) {

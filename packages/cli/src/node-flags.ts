@@ -21,9 +21,12 @@ export const INGEST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32']
  * `--max-old-space-size=384` (MiB): V8 sizes its old generation by the machine's memory (about
  * 4 GiB here) and lets garbage collect until the heap is far larger than what is alive. Tailing
  * 1 M demo events, the live heap never passed about 210 MiB after a full collection, yet the heap
- * grew to 570 MiB and the process to 1,065 MiB resident; capped, the same tail peaked at about
- * 700–800 MiB at the same speed (docs/operations.md, "Memory"). The cap is nearly twice the live peak,
- * so reports answered during a batch have room; a process that still ran out would be restarted by
- * its supervisor and resume from its last commit.
+ * grew to 570 MiB and the process peaked at 1,009–1,089 MiB resident; capped, the same tail peaked
+ * at 727–808 MiB. It costs tail speed: the collector runs more often (70–74 s for the 1 M events
+ * against 58–60 s, two runs each; docs/operations.md, "Memory"). A small machine runs out of
+ * memory sooner than it runs out of tail speed, so memory wins until the load stops making
+ * per-event objects (engine README, "Where the time goes"). The cap is nearly twice the live
+ * peak, so reports answered during a batch have room; a process that still ran out would be
+ * restarted by its supervisor and resume from its last commit.
  */
 export const QUERY_NODE_FLAGS: readonly string[] = ['--max-old-space-size=384'];
