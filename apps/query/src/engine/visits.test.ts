@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EVENT_KINDS, type WalEvent } from '@footfall/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDuckDb } from './duckdb.ts';
@@ -50,6 +53,28 @@ describe('visits', () => {
     expect((await visits()).map(shape)).toEqual([
       { started: '2026-03-02T10:00:00.000Z', pageviews: 1, entry: '/a', exit: '/a', duration: 60 },
     ]);
+  });
+
+  it('lengthens it so after a restart between the two, and after a replay that left it unattached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ff-orphan-'));
+    try {
+      const path = join(dir, 'analytics.duckdb');
+      engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });
+      seq = 0n;
+      await load(ev('2026-03-02T10:01:00Z', { kind: 'en', path: '/a', engagedMs: 20_000 }));
+      // a late custom event of the day before replays the visitor: the engagement stays unattached
+      await load(ev('2026-03-01T09:00:00Z', { kind: 'ev', name: 'Play', path: '/v' }));
+      await engine.close();
+      engine = await createDuckDbEngine({ path, threads: 2, memoryLimit: '256MB' });
+      await load(ev('2026-03-02T10:00:00Z', { path: '/a' }));
+      expect((await visits()).map(shape)).toEqual([
+        { started: '2026-03-01T09:00:00.000Z', pageviews: 0, entry: null, exit: null, duration: 0 },
+        { started: '2026-03-02T10:00:00.000Z', pageviews: 1, entry: '/a', exit: '/a', duration: 60 },
+      ]);
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('lets the first pageview decide channel, referrer and campaign even when a custom event came first', async () => {

@@ -157,12 +157,12 @@ export class VisitBatch {
     }
     // an engagement event that came before its pageview (another batch) joined no visit: the
     // pageview replays the visitor, so it joins now
-    if (isActivity(e.kind) && this.store.takeOrphanAfter(site, record.visitor, ts)) {
+    if (isActivity(e.kind) && record.orphanAt !== undefined && ts <= record.orphanAt) {
       this.leaveToReplay(site, record.visitor);
       return null;
     }
     const a = this.#apply(record, e, ts);
-    if (!isActivity(e.kind) && a.sessionId === null) this.store.noteOrphan(site, record.visitor, ts);
+    noteOrphan(record, e, ts, a);
     return a;
   }
 
@@ -325,4 +325,13 @@ export function visitRow(store: VisitorStore, record: VisitorRecord): VisitRow {
       return id === undefined ? null : (record.values.get(valueKey(d, id)) ?? null);
     }),
   };
+}
+
+/**
+ * Notes on a record an engagement or vitals event that joined no visit (its pageview has not come
+ * yet): the latest such time, which a pageview or custom event from before it turns into a replay.
+ */
+export function noteOrphan(record: VisitorRecord, e: LoadEvent, ts: number, a: Assignment): void {
+  if (isActivity(e.kind) || a.sessionId !== null) return;
+  if (record.orphanAt === undefined || ts > record.orphanAt) record.orphanAt = ts;
 }

@@ -1,4 +1,12 @@
-import { type Assignment, addCarried, applyInOrder, fold, type VisitRow, visitRow } from './engine.ts';
+import {
+  type Assignment,
+  addCarried,
+  applyInOrder,
+  fold,
+  noteOrphan,
+  type VisitRow,
+  visitRow,
+} from './engine.ts';
 import { compareEvents, isActivity, type LoadEvent, VISIT_GAP_MS, viewKey } from './model.ts';
 import { cloneRecord, type VisitorRecord, type VisitorStore } from './store.ts';
 
@@ -100,6 +108,7 @@ export function replay(
       }
     }
     const a = applyInOrder(store, target, e, e.ts, onRow, () => {});
+    noteOrphan(target, e, e.ts, a);
     if (
       a.visitor !== e.storedVisitor ||
       a.sessionId !== e.sessionId ||
@@ -135,6 +144,8 @@ export function beforeLo(
 ): VisitorRecord {
   const record = cloneRecord(committed);
   fold(store, record);
+  // an unattached event from lo on is replayed: noted again if it still joins nothing
+  if (record.orphanAt !== undefined && record.orphanAt >= lo) delete record.orphanAt;
   const byStart = new Map(visits.map((v) => [v.start, v]));
   const visitAt = (start: number): StoredVisit => {
     const v = byStart.get(start);

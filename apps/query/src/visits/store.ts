@@ -30,6 +30,12 @@ export interface VisitorRecord {
   link: CarryLink | null;
   /** on the day before's id: the new-day ids that carried it */
   carried?: string[];
+  /**
+   * the latest engagement or vitals event that joined no visit (it came before its pageview, in
+   * an earlier batch): a pageview or custom event from before it replays the visitor, so it joins
+   * (engine.ts). Stored with the record, so a restart keeps it.
+   */
+  orphanAt?: number;
 }
 
 /** A visitor's latest visit, as much of it as the rules need to go on with it in time order. */
@@ -87,9 +93,6 @@ const RECORD_CACHE = 20_000;
  * `flush` writes them; `discard` forgets them (they are read again), so a batch that fails leaves
  * the store as it was.
  */
-/** Visitors whose unattached engagement or vitals event the store remembers. */
-const ORPHANS = 100_000;
-
 export class VisitorStore {
   readonly #db: Database.Database;
   readonly #get: Database.Statement;
@@ -234,31 +237,6 @@ export class VisitorStore {
   }
 
   /** Whether a record exists (committed, or made by this batch). */
-  /**
-   * Engagement or vitals events that joined no visit, by site and visitor: the latest one's time.
-   * A pageview or custom event that comes later, from before it, must replay the visitor (the
-   * event may belong to its visit). Kept in memory for this process (at most ORPHANS visitors).
-   */
-  readonly #orphans = new Map<string, number>();
-
-  /** Notes an engagement or vitals event that joined no visit. */
-  noteOrphan(site: string, visitor: string, ts: number): void {
-    const k = `${site}\u0000${visitor}`;
-    const known = this.#orphans.get(k);
-    this.#orphans.delete(k);
-    this.#orphans.set(k, known === undefined || ts > known ? ts : known);
-    if (this.#orphans.size > ORPHANS) this.#orphans.delete(this.#orphans.keys().next().value as string);
-  }
-
-  /** Whether an activity at `ts` comes before an event that joined no visit (forgotten once asked). */
-  takeOrphanAfter(site: string, visitor: string, ts: number): boolean {
-    const k = `${site}\u0000${visitor}`;
-    const known = this.#orphans.get(k);
-    if (known === undefined || known < ts) return false;
-    this.#orphans.delete(k);
-    return true;
-  }
-
   has(site: string, visitor: string): boolean {
     const k = `${site}\u0000${visitor}`;
     return this.#dirty.has(k) || this.#cache.has(k) || this.#read(site, visitor) !== undefined;
@@ -348,14 +326,21 @@ export class VisitorStore {
 
   /**
    * A record's bytes (codec.ts): flags, then `at`, the history's values and first views as
-   * (dictionary id, time back from the base), the latest visit, the carry link and carried ids.
+   * (dictionary id, time back from the base), the latest visit, the carry link, carried ids and
+   * the unattached event's time (flag 16; a record without it reads as before).
    * The base is the latest visit's start (every time in a record is at or before its end), else
    * `at` itself.
    */
   #encode(r: VisitorRecord): Buffer {
     const w = new ByteWriter();
     const l = r.latest;
-    w.uint((l ? 1 : 0) | (r.at !== null ? 2 : 0) | (r.link ? 4 : 0) | (r.carried?.length ? 8 : 0));
+    w.uint(
+      (l ? 1 : 0) |
+        (r.at !== null ? 2 : 0) |
+        (r.link ? 4 : 0) |
+        (r.carried?.length ? 8 : 0) |
+        (r.orphanAt !== undefined ? 16 : 0),
+    );
     const base = l ? l.start : (r.at ?? 0);
     if (l) w.uint(l.start);
     else if (r.at !== null) w.uint(r.at);
@@ -391,6 +376,7 @@ export class VisitorStore {
       w.uint(r.carried.length);
       for (const x of r.carried) w.string(x);
     }
+    if (r.orphanAt !== undefined) w.uint(r.orphanAt);
     return w.bytes();
   }
 
@@ -442,6 +428,7 @@ export class VisitorStore {
       record.carried = [];
       for (let n = rd.uint(); n > 0; n--) record.carried.push(rd.string());
     }
+    if ((flags & 16) !== 0) record.orphanAt = rd.uint();
     return record;
   }
 }
@@ -478,5 +465,6 @@ export function cloneRecord(r: VisitorRecord): VisitorRecord {
       r.latest === null ? null : { ...r.latest, dims: [...r.latest.dims], views: new Set(r.latest.views) },
     link: r.link === null ? null : { ...r.link },
     ...(r.carried ? { carried: [...r.carried] } : {}),
+    ...(r.orphanAt !== undefined ? { orphanAt: r.orphanAt } : {}),
   };
 }
