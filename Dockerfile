@@ -14,12 +14,15 @@ WORKDIR /src
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/* && npm install -g pnpm@10.34.9
 # Dependencies first: this layer is rebuilt only when a manifest or the lockfile changes.
+# (Every workspace's manifest, for the frozen lockfile: the test tools' packages, chdb's 540 MB
+# among them, are installed in this stage only and reach no image.)
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/dashboard/package.json apps/dashboard/
 COPY apps/ingest/package.json apps/ingest/
 COPY apps/query/package.json apps/query/
 COPY packages/backup/package.json packages/backup/
 COPY packages/cli/package.json packages/cli/
+COPY packages/clickhouse-test-server/package.json packages/clickhouse-test-server/
 COPY packages/config/package.json packages/config/
 COPY packages/control/package.json packages/control/
 COPY packages/http/package.json packages/http/

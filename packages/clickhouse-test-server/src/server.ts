@@ -2,7 +2,7 @@
  * A TEST TOOL, never for production: the ClickHouse engine that the npm package `chdb` embeds
  * (ClickHouse 26.x) behind the part of ClickHouse's HTTP interface that `@clickhouse/client` uses,
  * so tests run Footfall's ClickHouse engine, through the official client over HTTP, on machines
- * where no current ClickHouse server can be installed (docs/operations.md, "ClickHouse").
+ * where no current ClickHouse server can be installed (apps/query/src/engine/clickhouse/README.md).
  *
  * What it speaks (ClickHouse's docs/en/interfaces/http.md):
  * - `GET /ping` and `GET /`: `Ok.`
