@@ -23,7 +23,9 @@ export const INGEST_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32']
  * 1 M demo events, the live heap never passed about 210 MiB after a full collection, yet the heap
  * grew to 570 MiB and the process peaked at 1,009–1,089 MiB resident; capped, the same tail peaked
  * at 727–808 MiB. It costs tail speed: the collector runs more often (70–74 s for the 1 M events
- * against 58–60 s, two runs each; docs/operations.md, "Memory"). A small machine runs out of
+ * against 58–60 s, two runs each). In `pnpm bench:report`, capped against the run before it:
+ * 10 M events tailed in 993 s against 822, the process at 717 / 896 MiB after the tail / at peak
+ * against 1,155 / 1,239 (docs/operations.md, "Memory"). A small machine runs out of
  * memory sooner than it runs out of tail speed, so memory wins until the load stops making
  * per-event objects (engine README, "Where the time goes"). The cap is nearly twice the live
  * peak, so reports answered during a batch have room; a process that still ran out would be

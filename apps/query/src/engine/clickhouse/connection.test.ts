@@ -30,10 +30,10 @@ async function freePort(): Promise<number> {
 
 describe('the ClickHouse connection', () => {
   it('accepts current LTS releases and refuses older ones, naming the minimum', () => {
-    for (const v of ['24.8.14.39', '25.3.6.56', '25.8.1.1', '26.7.2.1'])
+    for (const v of ['25.8.1.1', '26.3.4.1', '26.7.2.1', '26.8.1.1', '27.1.1.1'])
       expect(() => checkVersion(v)).not.toThrow();
-    for (const v of ['18.16.1', '23.8.16.40', '24.3.1.2672']) {
-      expect(() => checkVersion(v)).toThrow(/needs ClickHouse 24\.8 or newer/);
+    for (const v of ['18.16.1', '23.8.16.40', '24.8.14.39', '25.3.6.56']) {
+      expect(() => checkVersion(v)).toThrow(/needs ClickHouse 25\.8 or newer/);
     }
     expect(() => checkVersion('not-a-version')).toThrow(UnsupportedServerError);
   });
@@ -98,7 +98,7 @@ describe('the ClickHouse connection', () => {
     let waited = 0;
     try {
       await expect(waitForServer(client, { onWaiting: () => waited++ })).rejects.toThrow(
-        'ClickHouse 23.8.16.40 is too old: Footfall needs ClickHouse 24.8 or newer (an LTS release)',
+        'ClickHouse 23.8.16.40 is too old: Footfall needs ClickHouse 25.8 or newer (an LTS release)',
       );
       expect(waited).toBe(0);
     } finally {

@@ -6,12 +6,13 @@ import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClien
  */
 
 /**
- * The oldest ClickHouse release the engine runs on: 24.8, the oldest long-term-support release
- * still maintained when the engine was written (current LTS releases must work). What it needs:
- * query parameters in every statement, `DateTime64(3, 'UTC')`, window functions,
- * `insert_deduplication_token` on non-replicated MergeTree tables, and `LowCardinality`.
+ * The oldest ClickHouse release the engine runs on: 25.8. The long-term-support releases still
+ * maintained in November 2026 are 26.3 and 26.8; 25.8 (one behind) still starts. What the engine
+ * uses exists from 24.8 on (versioned collapsing, deduplication tokens on non-replicated tables,
+ * typed query parameters, `DateTime64`, the codecs), and the 26.x default changes it depends on
+ * (`async_insert`, the deduplication window) are pinned by explicit settings (DESIGN.md, section 5).
  */
-export const MINIMUM_VERSION: readonly [number, number] = [24, 8];
+export const MINIMUM_VERSION: readonly [number, number] = [25, 8];
 
 export interface ClickHouseTarget {
   /** `http(s)://user:password@host:8123` */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { startTestServer, type TestServer } from '@footfall/clickhouse-test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionIdOf, visitorKeyOf } from '../../visits/model.ts';
 import { clickhouseClient } from './connection.ts';
 import {
   CLICKHOUSE_SCHEMA_VERSION,
@@ -40,10 +41,11 @@ describe('ClickHouse migrations', () => {
   it('create the database and every table, record the version, and do nothing the second time', async () => {
     expect(await migrateClickHouse(admin, 'ff_a')).toEqual({ from: 0, to: CLICKHOUSE_SCHEMA_VERSION });
     expect(await tables('ff_a')).toEqual([
-      'bot_drops',
-      'crawl_hits',
+      'bot_counters',
+      'crawl_counters',
+      'engine_state',
       'events',
-      'loader_state',
+      'load_ids',
       'loader_touched',
       'schema_migrations',
       'sessions',
@@ -98,46 +100,68 @@ describe('ClickHouse migrations', () => {
     );
   });
 
-  it('keep one row per identity under FINAL: a written-again event takes its latest visit, a deleted visit is gone', async () => {
+  it('collapse a rewritten visit by sign: sums without FINAL, one row with it, and the visit id computed as the loader makes it', async () => {
     await migrateClickHouse(admin, 'ff_d');
-    const event = (gen: number, session: number) => ({
+    const visit = (ver: number, sign: number, pageviews: number, endMs: number) => ({
+      site: 's1',
+      started_at: '2026-03-02 10:00:00.000',
+      visitor_key: String(visitorKeyOf('v1')),
+      visitor: 'v1',
+      last_ms: endMs,
+      end_ms: endMs,
+      pageviews,
+      events: 0,
+      channel: 'Direct',
+      ver,
+      sign,
+    });
+    // a visit written, then gone on with: the old state cancelled beside the new one
+    await admin.insert({ table: 'ff_d.sessions', values: [visit(1, 1, 1, 0)], format: 'JSONEachRow' });
+    await admin.insert({
+      table: 'ff_d.sessions',
+      values: [visit(1, -1, 1, 0), visit(2, 1, 3, 60_000)],
+      format: 'JSONEachRow',
+    });
+    expect(
+      await rows(`SELECT channel, sum(sign) AS visits, sum(sign * pageviews) AS pageviews
+                  FROM ff_d.sessions GROUP BY channel HAVING sum(sign) > 0`),
+    ).toEqual([{ channel: 'Direct', visits: '1', pageviews: '3' }]);
+    const [row] = await rows<{ session_id: string; duration_ms: string; ended_at: string }>(
+      'SELECT session_id, duration_ms, ended_at FROM ff_d.sessions FINAL',
+    );
+    expect(row).toEqual({
+      session_id: String(sessionIdOf('s1', 'v1', Date.parse('2026-03-02T10:00:00Z'))),
+      duration_ms: '60000',
+      ended_at: '2026-03-02 10:01:00.000',
+    });
+  });
+
+  it('keep two different events of one visitor in one millisecond apart, and cancel only an exact copy', async () => {
+    await migrateClickHouse(admin, 'ff_e');
+    const event = (path: string, sign: number, ver = 1) => ({
       site: 's1',
       ts: '2026-03-02 10:00:00.000',
-      id: 'e1',
+      visitor_key: '42',
       kind: 'pv',
       host: 'example.com',
-      path: '/',
-      visitor_key: '42',
+      path,
       id_mode: 'cookie',
       channel: 'Direct',
       device: 'desktop',
-      session_id: String(session),
-      gen,
+      visit_first: false,
+      ver,
+      sign,
     });
-    // the same batch applied twice (a crash before its position was written), then a replay
-    for (const values of [[event(1, 7)], [event(1, 7)], [event(2, 8)]]) {
-      await admin.insert({ table: 'ff_d.events', values, format: 'JSONEachRow' });
-    }
-    expect(await rows('SELECT id, session_id FROM ff_d.events FINAL')).toEqual([
-      { id: 'e1', session_id: '8' },
+    await admin.insert({ table: 'ff_e.events', values: [event('/a', 1), event('/b', 1)], format: 'JSONEachRow' });
+    await admin.insert({ table: 'ff_e.events', values: [event('/b', -1), event('/b', 1, 2)], format: 'JSONEachRow' });
+    await admin.command({ query: 'OPTIMIZE TABLE ff_e.events FINAL' });
+    expect(await rows('SELECT path, sum(sign) AS n FROM ff_e.events GROUP BY path ORDER BY path')).toEqual([
+      { path: '/a', n: '1' },
+      { path: '/b', n: '1' },
     ]);
-    const visit = (gen: number, deleted: number) => ({
-      site: 's1',
-      session_id: '7',
-      visitor: 'v1',
-      visitor_key: '42',
-      started_at: '2026-03-02 10:00:00.000',
-      last_at: '2026-03-02 10:00:00.000',
-      ended_at: '2026-03-02 10:00:00.000',
-      duration_ms: 0,
-      pageviews: 1,
-      events: 0,
-      gen,
-      is_deleted: deleted,
-    });
-    await admin.insert({ table: 'ff_d.sessions', values: [visit(1, 0)], format: 'JSONEachRow' });
-    expect(await rows('SELECT session_id FROM ff_d.sessions FINAL')).toEqual([{ session_id: '7' }]);
-    await admin.insert({ table: 'ff_d.sessions', values: [visit(2, 1)], format: 'JSONEachRow' });
-    expect(await rows('SELECT session_id FROM ff_d.sessions FINAL')).toEqual([]);
+    expect(await rows('SELECT path, ver FROM ff_e.events FINAL ORDER BY path')).toEqual([
+      { path: '/a', ver: 1 },
+      { path: '/b', ver: 2 },
+    ]);
   });
 });
