@@ -152,8 +152,16 @@ describe('ClickHouse migrations', () => {
       ver,
       sign,
     });
-    await admin.insert({ table: 'ff_e.events', values: [event('/a', 1), event('/b', 1)], format: 'JSONEachRow' });
-    await admin.insert({ table: 'ff_e.events', values: [event('/b', -1), event('/b', 1, 2)], format: 'JSONEachRow' });
+    await admin.insert({
+      table: 'ff_e.events',
+      values: [event('/a', 1), event('/b', 1)],
+      format: 'JSONEachRow',
+    });
+    await admin.insert({
+      table: 'ff_e.events',
+      values: [event('/b', -1), event('/b', 1, 2)],
+      format: 'JSONEachRow',
+    });
     await admin.command({ query: 'OPTIMIZE TABLE ff_e.events FINAL' });
     expect(await rows('SELECT path, sum(sign) AS n FROM ff_e.events GROUP BY path ORDER BY path')).toEqual([
       { path: '/a', n: '1' },
