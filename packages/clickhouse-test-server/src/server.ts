@@ -187,29 +187,28 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
         'X-ClickHouse-Server-Display-Name': 'chdb',
       };
       if (gzip) headers['Content-Encoding'] = 'gzip';
+      let body: Buffer;
       if (STREAMABLE.test(sql)) {
-        const stream = session.queryStream(sql, { format, signal: gone });
         const chunks: Buffer[] = [];
         let rows = 0;
-        for await (const chunk of stream) {
+        for await (const chunk of session.queryStream(sql, { format, signal: gone })) {
           chunks.push(Buffer.from(chunk.raw()));
           rows += chunk.numRows;
         }
-        const body = Buffer.concat(chunks);
+        body = Buffer.concat(chunks);
         headers['X-ClickHouse-Summary'] = JSON.stringify({
           read_rows: String(rows),
           result_rows: String(rows),
         });
-        res.writeHead(200, headers).end(gzip ? gzipSync(body) : body);
       } else {
         const result = await session.queryAsync(sql, { format });
-        const body = Buffer.from(result.bytes());
+        body = Buffer.from(result.bytes());
         headers['X-ClickHouse-Summary'] = JSON.stringify({
           read_rows: String(result.rowsRead),
           read_bytes: String(result.bytesRead),
         });
-        res.writeHead(200, headers).end(gzip ? gzipSync(body) : body);
       }
+      res.writeHead(200, headers).end(gzip ? gzipSync(body) : body);
     } finally {
       for (const key of set) await session.queryAsync(`SET ${key} = DEFAULT`).catch(() => undefined);
     }

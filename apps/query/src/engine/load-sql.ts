@@ -1,10 +1,11 @@
 /**
- * The SQL a batch is written with (loader.ts). The loader writes each batch's events and visits
+ * The SQL a batch is written with (loader.ts), and the lines of the visits file it reads. The loader writes each batch's events and visits
  * as JSON lines to files beside the database, each event its WAL payload with the columns the
  * visit rules gave it in front (`_ts`, `_vk`, `_sid`, `_vs`, `_vf`, `_pva`, `_props`); DuckDB parses
  * them (read_json, in C++, on its own threads) and appends them in one statement. That cost about
  * a fifth of handing each value to an appender from JavaScript (engine README, "Loading").
  */
+import type { VisitRow } from '../visits/engine.ts';
 
 /** The columns read from an events file, with their types. */
 const EVENT_FILE_COLUMNS: Record<string, string> = {
@@ -133,6 +134,52 @@ const VISIT_FILE_COLUMNS: Record<string, string> = {
 export const PREV_COLUMNS = Object.keys(VISIT_FILE_COLUMNS).filter(
   (c) => c.startsWith('prev_') && c !== 'prev_at',
 );
+
+/** The stored time of a visit dimension's previous visit in the visits file: -1 for none, null for "as prev_at". */
+const filePrev = (prev: number | null, prevAt: number | null): number | null =>
+  prev === prevAt ? null : prev === null ? -1 : prev;
+
+/** A visit row's line in the visits file (VISIT_FILE_COLUMNS). */
+export function visitFileLine(r: VisitRow): string {
+  const d = r.dims;
+  const line: Record<string, unknown> = {
+    site: r.site,
+    session_id: 0,
+    visitor: r.visitor,
+    visitor_key: 0,
+    started_at: r.start,
+    last_at: r.lastTs,
+    ended_at: r.end,
+    duration_ms: r.end - r.start,
+    pageviews: r.pageviews,
+    events: r.events,
+    channel: d[0],
+    assistant: d[16],
+    referrer: d[1],
+    entry_page: d[2],
+    exit_page: r.exit,
+    utm_source: d[5],
+    utm_medium: d[6],
+    utm_campaign: d[4],
+    utm_term: d[7],
+    utm_content: d[8],
+    country: d[9],
+    region: d[10],
+    city: d[11],
+    device: d[12],
+    browser: d[13],
+    os: d[14],
+    language: d[15],
+    prev_at: r.prevAt,
+  };
+  PREV_COLUMNS.forEach((column, i) => {
+    line[column] = filePrev(r.prevs[i] ?? null, r.prevAt);
+  });
+  // 64-bit ids as JSON numbers, exactly
+  return JSON.stringify(line)
+    .replace('"session_id":0', `"session_id":${r.sessionId}`)
+    .replace('"visitor_key":0', `"visitor_key":${r.visitorKey}`);
+}
 
 /**
  * A stored `prev_<dimension>` from the file's number: NULL stays NULL (the same as prev_at), a

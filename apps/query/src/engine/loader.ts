@@ -12,10 +12,10 @@ import {
   DELETE_BATCH_VISITS_SQL,
   INSERT_BATCH_VISITS_SQL,
   INSERT_EVENTS_SQL,
-  PREV_COLUMNS,
   STORED_COPIES_SQL,
   TOUCH_CARRIES_SQL,
   UPSERT_CARRIES_SQL,
+  visitFileLine,
 } from './load-sql.ts';
 import { rebuildVisitorStore, repairVisitorStore } from './visitor-rebuild.ts';
 
@@ -97,10 +97,6 @@ export async function inTransaction(connection: DuckDBConnection, work: () => Pr
     throw error;
   }
 }
-
-/** The stored time of a visit dimension's previous visit in the visits file: -1 for none, null for "as prev_at". */
-const filePrev = (prev: number | null, prevAt: number | null): number | null =>
-  prev === prevAt ? null : prev === null ? -1 : prev;
 
 /**
  * Loads WAL records into DuckDB (engine README, "Loading"). The visit rules run in memory, in
@@ -465,46 +461,7 @@ export class LoadingBatch {
     try {
       const lines: string[] = [];
       for (const r of rows) {
-        const d = r.dims;
-        const line: Record<string, unknown> = {
-          site: r.site,
-          session_id: 0,
-          visitor: r.visitor,
-          visitor_key: 0,
-          started_at: r.start,
-          last_at: r.lastTs,
-          ended_at: r.end,
-          duration_ms: r.end - r.start,
-          pageviews: r.pageviews,
-          events: r.events,
-          channel: d[0],
-          assistant: d[16],
-          referrer: d[1],
-          entry_page: d[2],
-          exit_page: r.exit,
-          utm_source: d[5],
-          utm_medium: d[6],
-          utm_campaign: d[4],
-          utm_term: d[7],
-          utm_content: d[8],
-          country: d[9],
-          region: d[10],
-          city: d[11],
-          device: d[12],
-          browser: d[13],
-          os: d[14],
-          language: d[15],
-          prev_at: r.prevAt,
-        };
-        PREV_COLUMNS.forEach((column, i) => {
-          line[column] = filePrev(r.prevs[i] ?? null, r.prevAt);
-        });
-        // 64-bit ids as JSON numbers, exactly
-        lines.push(
-          JSON.stringify(line)
-            .replace('"session_id":0', `"session_id":${r.sessionId}`)
-            .replace('"visitor_key":0', `"visitor_key":${r.visitorKey}`),
-        );
+        lines.push(visitFileLine(r));
       }
       writeSync(fd, `${lines.join('\n')}\n`);
     } finally {
