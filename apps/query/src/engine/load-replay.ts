@@ -1,7 +1,15 @@
 import { type DuckDBConnection, timestampTZValue } from '@duckdb/node-api';
 import type { Assignment, VisitBatch, VisitRow } from '../visits/engine.ts';
-import { VISIT_GAP_MS } from '../visits/model.ts';
-import { type ReplayGroup, replay, type StoredEvent, type StoredVisit } from '../visits/replay.ts';
+import {
+  type Group,
+  groupIndex,
+  replay,
+  replayGroups,
+  replayInputs,
+  type StoredEvent,
+  type StoredVisit,
+  settleLo,
+} from '../visits/replay.ts';
 import type { VisitorStore } from '../visits/store.ts';
 import {
   APPLY_EVENT_FIXES_SQL,
@@ -36,43 +44,13 @@ export async function replayBatch(
   generation: number,
 ): Promise<{ rows: VisitRow[]; visitors: Set<string> }> {
   const groups = replayGroups(batch, firstAt);
-  // `lo` per group: the start of the earliest stored visit of the group that ends no more than
-  // 30 minutes before the group's earliest new event (it could change), or that event itself
-  for (const group of groups) group.lo = group.since;
-  // each visitor's group, by site and id and by site and key: what is read back is sorted out in
-  // one pass, however many groups a batch has
-  const groupOf = new Map<string, Group>();
-  const byKey = new Map<string, { group: Group; visitor: string }>();
-  for (const group of groups) {
-    for (const visitor of group.visitors) {
-      groupOf.set(`${group.site}\u0000${visitor}`, group);
-      byKey.set(`${group.site}\u0000${store.keyOf(visitor)}`, { group, visitor });
-    }
-  }
-  let visits: StoredVisit[] = [];
-  for (let round = 0; round < 4; round++) {
-    await replayFrom(c, store, groups, (g) => g.lo - VISIT_GAP_MS);
-    visits = (await c.runAndReadAll(REPLAY_VISITS_SQL)).getRowObjectsJS().map(storedVisit);
-    let moved = false;
-    for (const v of visits) {
-      const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
-      if (group !== undefined && v.start < group.lo) {
-        group.lo = v.start;
-        moved = true;
-      }
-    }
-    if (!moved) break;
-  }
+  const { groupOf, byKey } = groupIndex(groups, (visitor) => store.keyOf(visitor));
+  const visits = await settleLo(groups, groupOf, async (since) => {
+    await replayFrom(c, store, groups, since);
+    return (await c.runAndReadAll(REPLAY_VISITS_SQL)).getRowObjectsJS().map(storedVisit);
+  });
   await replayFrom(c, store, groups, (g) => g.lo);
-  const inputs = new Map<Group, ReplayGroup>();
-  for (const group of groups) {
-    const { site, visitors, links, lo } = group;
-    inputs.set(group, { site, visitors, links, lo, visits: [], events: [] });
-  }
-  for (const v of visits) {
-    const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
-    if (group !== undefined && v.start >= group.lo) inputs.get(group)!.visits.push(v);
-  }
+  const inputs = replayInputs(groups, groupOf, visits);
   for (const row of (await c.runAndReadAll(REPLAY_EVENTS_SQL)).getRowObjectsJS()) {
     const of = byKey.get(`${row.site as string}\u0000${row.visitor_key as bigint}`);
     if (of !== undefined) inputs.get(of.group)!.events.push(storedEvent(row, of.visitor));
@@ -141,71 +119,6 @@ async function replayFrom(
   } finally {
     appender.closeSync();
   }
-}
-
-interface Group {
-  site: string;
-  visitors: string[];
-  links: Map<string, string>;
-  /** the group's earliest new event */
-  since: number;
-  lo: number;
-}
-
-/**
- * The replay's groups: each visitor left to it, with the visitors carry links tie it to (a day
- * before's id and the new-day ids that carried it are rebuilt together).
- */
-function replayGroups(visits: VisitBatch, firstAt: ReadonlyMap<string, number>): Group[] {
-  const groups: Group[] = [];
-  const store = visits.store;
-  // the batch's carry links by each of their two ids
-  const carriesOf = new Map<string, { p: string; x: string }[]>();
-  for (const c of visits.carries) {
-    for (const v of [c.p, c.x]) {
-      const k = `${c.site}\u0000${v}`;
-      const list = carriesOf.get(k);
-      if (list === undefined) carriesOf.set(k, [c]);
-      else list.push(c);
-    }
-  }
-  for (const [site, who] of visits.replay) {
-    const seen = new Set<string>();
-    for (const start of who) {
-      if (seen.has(start)) continue;
-      const members: string[] = [];
-      const links = new Map<string, string>();
-      const queue = [start];
-      while (queue.length > 0) {
-        const v = queue.pop()!;
-        if (seen.has(v)) continue;
-        seen.add(v);
-        members.push(v);
-        const committed = store.committedCopy(site, v);
-        const edited = store.edit(site, v);
-        for (const r of [committed, edited]) {
-          if (r.link) {
-            links.set(v, r.link.p);
-            queue.push(r.link.p);
-          }
-          for (const x of r.carried ?? []) queue.push(x);
-        }
-        for (const c of carriesOf.get(`${site}\u0000${v}`) ?? []) {
-          if (c.x === v) {
-            queue.push(c.p);
-            links.set(c.x, c.p);
-          }
-          if (c.p === v) queue.push(c.x);
-        }
-      }
-      let since = Number.POSITIVE_INFINITY;
-      for (const v of members)
-        since = Math.min(since, firstAt.get(`${site}\u0000${v}`) ?? Number.POSITIVE_INFINITY);
-      if (since === Number.POSITIVE_INFINITY) continue; // nothing new of them after all
-      groups.push({ site, visitors: members, links, since, lo: since });
-    }
-  }
-  return groups;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

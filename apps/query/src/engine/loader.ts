@@ -209,7 +209,7 @@ export class Loader {
 }
 
 /** Counts per key, for crawl and bot counters. */
-class Counter<T> {
+export class Counter<T> {
   readonly counts = new Map<string, { row: T; n: number }>();
   add(key: string, row: T): void {
     const c = this.counts.get(key);
@@ -218,13 +218,20 @@ class Counter<T> {
   }
 }
 
+/** A new event of a batch: its WAL payload, stored time and payload text (when the reader had it). */
+export interface IncomingEvent {
+  e: LoadEvent;
+  ts: number;
+  text: string | undefined;
+}
+
 /**
- * One batch being loaded. `add` runs the visit rules on each slice of records as it comes and
- * writes the events to the batch's events file; `commit` writes everything in one transaction.
- * Nothing is held per event in memory but the ids (for duplicates inside the batch).
+ * What every engine's batch does first with its records: skips those at or below their stream's
+ * stored position, notes each stream's new position, drops an event id repeated in the batch,
+ * counts crawler hits and bot drops, and hands back the new events in the rules' order.
  */
-export class LoadingBatch {
-  readonly #result: BatchResult = {
+export class BatchIntake {
+  readonly result: BatchResult = {
     events: 0,
     duplicates: 0,
     replayed: 0,
@@ -232,56 +239,34 @@ export class LoadingBatch {
     botDrops: 0,
     committed: false,
   };
-  readonly #next = new Map<string, bigint>();
+  /** each stream's last sequence number in the batch */
+  readonly next = new Map<string, bigint>();
   readonly #ids = new Set<string>();
-  /** events written to the events file (stored copies among them are not inserted) */
-  #staged = 0;
-  readonly #visits: VisitBatch;
-  readonly #eventsFile: string;
-  #eventsFd: number | undefined;
-  #minAt = Number.POSITIVE_INFINITY;
-  /** per site and visitor, the earliest new event (a replay starts no later) */
-  readonly #firstAt = new Map<string, number>();
-  readonly #crawls = new Counter<WalCrawl>();
-  readonly #bots = new Counter<WalBotDrop>();
-  #done = false;
+  readonly crawls = new Counter<WalCrawl>();
+  readonly bots = new Counter<WalBotDrop>();
 
-  constructor(
-    readonly loader: Loader,
-    readonly positions: ReadonlyMap<string, bigint>,
-    readonly generation: number,
-    readonly onCommitted: (generation: number) => void,
-    readonly onStoreFailed: () => void,
-  ) {
-    this.#visits = new VisitBatch(loader.store);
-    this.#eventsFile = join(loader.dir, `events-${process.pid}-${generation}.json`);
-  }
+  constructor(readonly positions: ReadonlyMap<string, bigint>) {}
 
-  #keyOf(visitor: string): bigint {
-    return this.loader.store.keyOf(visitor);
-  }
-
-  /** Runs the visit rules on a slice of records and writes its events to the batch's file. */
-  async add(records: readonly BatchRecord[]): Promise<void> {
-    const events: { e: LoadEvent; ts: number; text: string | undefined }[] = [];
+  take(records: readonly BatchRecord[]): IncomingEvent[] {
+    const events: IncomingEvent[] = [];
     for (const { stream, seq, record, text } of records) {
       const position = this.positions.get(stream);
       if (position !== undefined && seq <= position) {
-        this.#result.replayed++;
+        this.result.replayed++;
         continue;
       }
-      const seen = this.#next.get(stream);
-      if (seen === undefined || seq > seen) this.#next.set(stream, seq);
+      const seen = this.next.get(stream);
+      if (seen === undefined || seq > seen) this.next.set(stream, seq);
       if (record.t === 'event') {
         const key = `${record.site}\n${record.id}`;
         if (this.#ids.has(key)) {
-          this.#result.duplicates++;
+          this.result.duplicates++;
           continue;
         }
         this.#ids.add(key);
         events.push({ e: record as LoadEvent, ts: eventTime(record), text });
       } else if (record.t === 'crawl') {
-        this.#crawls.add(
+        this.crawls.add(
           [
             record.site,
             record.day,
@@ -292,16 +277,58 @@ export class LoadingBatch {
           ].join('\n'),
           record,
         );
-        this.#result.crawls++;
+        this.result.crawls++;
       } else {
-        this.#bots.add([record.site, record.day, record.kind].join('\n'), record);
-        this.#result.botDrops++;
+        this.bots.add([record.site, record.day, record.kind].join('\n'), record);
+        this.result.botDrops++;
       }
     }
-    if (events.length === 0) return;
-    for (const { ts } of events) if (ts < this.#minAt) this.#minAt = ts;
     // the rules walk each visitor's events in time order: most slices are, this makes sure
     events.sort((a, b) => a.ts - b.ts || (a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0));
+    return events;
+  }
+}
+
+/**
+ * One batch being loaded. `add` runs the visit rules on each slice of records as it comes and
+ * writes the events to the batch's events file; `commit` writes everything in one transaction.
+ * Nothing is held per event in memory but the ids (for duplicates inside the batch).
+ */
+export class LoadingBatch {
+  readonly #intake: BatchIntake;
+  readonly #result: BatchResult;
+  /** events written to the events file (stored copies among them are not inserted) */
+  #staged = 0;
+  readonly #visits: VisitBatch;
+  readonly #eventsFile: string;
+  #eventsFd: number | undefined;
+  #minAt = Number.POSITIVE_INFINITY;
+  /** per site and visitor, the earliest new event (a replay starts no later) */
+  readonly #firstAt = new Map<string, number>();
+  #done = false;
+
+  constructor(
+    readonly loader: Loader,
+    readonly positions: ReadonlyMap<string, bigint>,
+    readonly generation: number,
+    readonly onCommitted: (generation: number) => void,
+    readonly onStoreFailed: () => void,
+  ) {
+    this.#intake = new BatchIntake(positions);
+    this.#result = this.#intake.result;
+    this.#visits = new VisitBatch(loader.store);
+    this.#eventsFile = join(loader.dir, `events-${process.pid}-${generation}.json`);
+  }
+
+  #keyOf(visitor: string): bigint {
+    return this.loader.store.keyOf(visitor);
+  }
+
+  /** Runs the visit rules on a slice of records and writes its events to the batch's file. */
+  async add(records: readonly BatchRecord[]): Promise<void> {
+    const events = this.#intake.take(records);
+    if (events.length === 0) return;
+    for (const { ts } of events) if (ts < this.#minAt) this.#minAt = ts;
     const lines: string[] = [];
     for (const { e, ts, text } of events) {
       const who = `${e.site}\u0000${e.visitor}`;
@@ -346,7 +373,7 @@ export class LoadingBatch {
     const c = this.loader.connection;
     this.#done = true;
     this.#closeFile();
-    if (this.#next.size === 0) {
+    if (this.#intake.next.size === 0) {
       this.#cleanup();
       this.loader.store.discard();
       return this.#result;
@@ -400,7 +427,7 @@ export class LoadingBatch {
         await c.run('DELETE FROM rollup_days WHERE site = $1 AND day_end > $2', [site, instant(from)]);
       }
       await this.#writeCounters();
-      for (const [stream, seq] of this.#next) {
+      for (const [stream, seq] of this.#intake.next) {
         await c.run(
           `INSERT INTO stream_positions VALUES ($1, $2)
            ON CONFLICT (stream) DO UPDATE SET seq = greatest(seq, excluded.seq)`,
@@ -474,14 +501,14 @@ export class LoadingBatch {
 
   async #writeCounters(): Promise<void> {
     const c = this.loader.connection;
-    for (const { row, n } of this.#crawls.counts.values()) {
+    for (const { row, n } of this.#intake.crawls.counts.values()) {
       await c.run(
         `INSERT INTO crawl_counters VALUES ($1, $2::DATE, $3, $4, $5, $6, $7)
          ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,
         [row.site, row.day, row.robot, row.robotKind, row.path, statusClass(row.status), n],
       );
     }
-    for (const { row, n } of this.#bots.counts.values()) {
+    for (const { row, n } of this.#intake.bots.counts.values()) {
       await c.run(
         `INSERT INTO bot_counters VALUES ($1, $2::DATE, $3, $4)
          ON CONFLICT DO UPDATE SET hits = hits + excluded.hits`,

@@ -4,6 +4,7 @@ import {
   applyInOrder,
   fold,
   noteOrphan,
+  type VisitBatch,
   type VisitRow,
   visitRow,
 } from './engine.ts';
@@ -198,4 +199,134 @@ export function beforeLo(
   record.latest = null;
   record.link = null;
   return record;
+}
+
+export interface Group {
+  site: string;
+  visitors: string[];
+  links: Map<string, string>;
+  /** the group's earliest new event */
+  since: number;
+  lo: number;
+}
+
+/**
+ * The replay's groups: each visitor left to it, with the visitors carry links tie it to (a day
+ * before's id and the new-day ids that carried it are rebuilt together).
+ */
+export function replayGroups(visits: VisitBatch, firstAt: ReadonlyMap<string, number>): Group[] {
+  const groups: Group[] = [];
+  const store = visits.store;
+  // the batch's carry links by each of their two ids
+  const carriesOf = new Map<string, { p: string; x: string }[]>();
+  for (const c of visits.carries) {
+    for (const v of [c.p, c.x]) {
+      const k = `${c.site}\u0000${v}`;
+      const list = carriesOf.get(k);
+      if (list === undefined) carriesOf.set(k, [c]);
+      else list.push(c);
+    }
+  }
+  for (const [site, who] of visits.replay) {
+    const seen = new Set<string>();
+    for (const start of who) {
+      if (seen.has(start)) continue;
+      const members: string[] = [];
+      const links = new Map<string, string>();
+      const queue = [start];
+      while (queue.length > 0) {
+        const v = queue.pop()!;
+        if (seen.has(v)) continue;
+        seen.add(v);
+        members.push(v);
+        const committed = store.committedCopy(site, v);
+        const edited = store.edit(site, v);
+        for (const r of [committed, edited]) {
+          if (r.link) {
+            links.set(v, r.link.p);
+            queue.push(r.link.p);
+          }
+          for (const x of r.carried ?? []) queue.push(x);
+        }
+        for (const c of carriesOf.get(`${site}\u0000${v}`) ?? []) {
+          if (c.x === v) {
+            queue.push(c.p);
+            links.set(c.x, c.p);
+          }
+          if (c.p === v) queue.push(c.x);
+        }
+      }
+      let since = Number.POSITIVE_INFINITY;
+      for (const v of members)
+        since = Math.min(since, firstAt.get(`${site}\u0000${v}`) ?? Number.POSITIVE_INFINITY);
+      if (since === Number.POSITIVE_INFINITY) continue; // nothing new of them after all
+      groups.push({ site, visitors: members, links, since, lo: since });
+    }
+  }
+  return groups;
+}
+
+/** Each group by its visitors' site and id, and by site and key (what is read back is sorted out in one pass). */
+export function groupIndex(
+  groups: readonly Group[],
+  keyOf: (visitor: string) => bigint,
+): {
+  groupOf: Map<string, Group>;
+  byKey: Map<string, { group: Group; visitor: string }>;
+} {
+  const groupOf = new Map<string, Group>();
+  const byKey = new Map<string, { group: Group; visitor: string }>();
+  for (const group of groups) {
+    for (const visitor of group.visitors) {
+      groupOf.set(`${group.site}\u0000${visitor}`, group);
+      byKey.set(`${group.site}\u0000${keyOf(visitor)}`, { group, visitor });
+    }
+  }
+  return { groupOf, byKey };
+}
+
+/**
+ * Sets each group's `lo`: the start of the earliest stored visit of the group that ends no more
+ * than 30 minutes before the group's earliest new event (it could change), or that event itself.
+ * `read` gives the stored visits of the groups' visitors that end at or after `since(group)`.
+ * Returns the visits read last (those of each group from its `lo` on are the replay's).
+ */
+export async function settleLo(
+  groups: readonly Group[],
+  groupOf: ReadonlyMap<string, Group>,
+  read: (since: (g: Group) => number) => Promise<StoredVisit[]>,
+): Promise<StoredVisit[]> {
+  for (const group of groups) group.lo = group.since;
+  let visits: StoredVisit[] = [];
+  for (let round = 0; round < 4; round++) {
+    visits = await read((g) => g.lo - VISIT_GAP_MS);
+    let moved = false;
+    for (const v of visits) {
+      const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
+      if (group !== undefined && v.start < group.lo) {
+        group.lo = v.start;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return visits;
+}
+
+/** The replay's input of each group: its stored visits from `lo` on (its events are added by the caller). */
+export function replayInputs(
+  groups: readonly Group[],
+  groupOf: ReadonlyMap<string, Group>,
+  visits: readonly StoredVisit[],
+): Map<Group, ReplayGroup> {
+  const inputs = new Map<Group, ReplayGroup>();
+  for (const group of groups) {
+    const { site, visitors, links, lo } = group;
+    inputs.set(group, { site, visitors, links, lo, visits: [], events: [] });
+  }
+  for (const v of visits) {
+    const group = groupOf.get(`${v.site}\u0000${v.visitor}`);
+    if (group !== undefined && v.start >= group.lo) inputs.get(group)!.visits.push(v);
+  }
+  return inputs;
 }

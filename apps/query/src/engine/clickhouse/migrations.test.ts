@@ -46,7 +46,7 @@ describe('ClickHouse migrations', () => {
       'engine_state',
       'events',
       'load_ids',
-      'loader_touched',
+      'load_keys',
       'schema_migrations',
       'sessions',
       'stream_positions',

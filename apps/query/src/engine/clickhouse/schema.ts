@@ -165,7 +165,8 @@ const V1: ClickHouseMigration = {
     ${DEDUPE}`,
     // One row per visit state. last_at and ended_at are stored as milliseconds after the start;
     // session_id is computed exactly as model.ts sessionIdOf makes it (the digest of site, visitor
-    // and start), so it is never stored.
+    // and start), so it is never stored. `ver` is a digest of the state's content (rows.ts), so
+    // the loader can write the -1 of a state it wrote before from the visitor's record alone.
     `CREATE TABLE IF NOT EXISTS {db:Identifier}.sessions (
       site ${LC},
       started_at ${TIME} CODEC(Delta, ZSTD(1)),
@@ -178,7 +179,7 @@ const V1: ClickHouseMigration = {
       ${VISIT_DIMENSIONS.map((d) => `${d} ${LCN}`).join(',\n      ')},
       prev_at Nullable(${TIME}) ${Z},
       ${PREV_DIMENSIONS.map((d) => `prev_${d} Nullable(${TIME}) ${Z}`).join(',\n      ')},
-      ver UInt32 ${INT},
+      ver UInt64 ${Z},
       sign Int8 ${INT},
       session_id UInt64 ALIAS reinterpretAsUInt64(substring(MD5(concat(site, '\\0', visitor, '\\0',
         toString(toUnixTimestamp64Milli(started_at)))), 9, 8)),
@@ -234,16 +235,6 @@ const V1: ClickHouseMigration = {
     PARTITION BY toYYYYMMDD(last_at)
     ORDER BY (site, p, x)
     ${DEDUPE}`,
-    // The visitors each batch touched (the visitor store's repair after a crash between the two).
-    `CREATE TABLE IF NOT EXISTS {db:Identifier}.loader_touched (
-      gen UInt32,
-      site ${LC},
-      visitor String,
-      at DateTime DEFAULT now()
-    ) ENGINE = MergeTree
-    ORDER BY (gen, site, visitor)
-    TTL at + INTERVAL 30 DAY
-    ${DEDUPE}`,
     // Scratch for the stored-copies check: a batch's (site, id) under its attempt's id.
     `CREATE TABLE IF NOT EXISTS {db:Identifier}.load_ids (
       attempt UUID,
@@ -252,6 +243,16 @@ const V1: ClickHouseMigration = {
       at DateTime DEFAULT now()
     ) ENGINE = MergeTree
     ORDER BY (attempt, site, id)
+    TTL at + INTERVAL 1 HOUR`,
+    // Scratch for a replay's reads: the visitors it rebuilds (by site and key) and from when.
+    `CREATE TABLE IF NOT EXISTS {db:Identifier}.load_keys (
+      attempt UUID,
+      site ${LC},
+      visitor_key UInt64,
+      since ${TIME},
+      at DateTime DEFAULT now()
+    ) ENGINE = MergeTree
+    ORDER BY (attempt, site, visitor_key)
     TTL at + INTERVAL 1 HOUR`,
     // The visitor store's identity, id months cleared, and the like: key and value, latest wins.
     `CREATE TABLE IF NOT EXISTS {db:Identifier}.engine_state (
