@@ -54,7 +54,7 @@ export function randomEvents(): WalEvent[] {
 }
 
 /** Loads the events in batches of mixed-up order, so later batches rebuild stored visits. */
-export async function load(target: Engine, events: WalEvent[]): Promise<void> {
+export async function load(target: Pick<Engine, 'applyBatch'>, events: WalEvent[]): Promise<void> {
   const sorted = [...events].sort((a, b) => a.at - b.at);
   // every 7th event is held back and arrives with a later batch (up to a day late)
   const late = sorted.filter((_, i) => i % 7 === 3);

@@ -166,7 +166,7 @@ export function useSlowReports(on: boolean): void {
  * Runs at most four statements: the period's (and compared period's) time plan, then the
  * period's report and the compared totals and chart side by side.
  */
-export async function runReport(
+export function runReport(
   db: DuckDb,
   site: string,
   timeZone: string,
@@ -174,30 +174,54 @@ export async function runReport(
   options: ReadOptions = {},
   rollups?: RollupAccess,
 ): Promise<Report> {
+  return reportFrom(duckDbSource(db, rollups), site, timeZone, params, options);
+}
+
+/**
+ * Where a report's rows come from: an engine's time plans and report statements
+ * (ReportSqlInput's rows: section, day, bkt, val and the sums, top rows per section and day).
+ */
+export interface ReportSource {
+  plan(timeZone: string, period: Period, options: ReadOptions): Promise<TimePlan>;
+  rows(input: ReportSqlInput, timeZone: string, options: ReadOptions): Promise<Row[]>;
+}
+
+/** DuckDB's: its report statements, over the day rollups where they can. */
+function duckDbSource(db: DuckDb, rollups: RollupAccess | undefined): ReportSource {
+  return {
+    plan: (timeZone, period, options) => readTimePlan(db, timeZone, period, options),
+    rows: (input, timeZone, options) => readReportRows(db, input, timeZone, options, rollups),
+  };
+}
+
+/** The report from an engine's rows (see runReport). */
+export async function reportFrom(
+  source: ReportSource,
+  site: string,
+  timeZone: string,
+  params: ReportParams,
+  options: ReadOptions = {},
+): Promise<Report> {
   const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
   const compare = params.compare;
   const [mainPlan, comparePlan] = await Promise.all([
-    readTimePlan(db, timeZone, params.period, options),
-    compare ? readTimePlan(db, timeZone, compare, options) : Promise.resolve(null),
+    source.plan(timeZone, params.period, options),
+    compare ? source.plan(timeZone, compare, options) : Promise.resolve(null),
   ]);
   // unfiltered, the stored previous visits count visitors (report-sql.ts, `fast`)
   const fast = !slowReports;
   const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
-    readReportRows(
-      db,
+    source.rows(
       { ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily },
       timeZone,
       options,
-      rollups,
     ),
     comparePlan
-      ? readReportRows(
-          db,
+      ? source.rows(
           { ...base, plan: comparePlan, dimensions: [], pagesAndEvents: false, daily: false },
           timeZone,
           options,
-          rollups,
         )
       : Promise.resolve(null),
   ]);
@@ -245,23 +269,33 @@ export async function runReport(
  * contain `search`, with the period's totals: what a panel shows when opened on its own. Filters,
  * period and bucket are the report's.
  */
-export async function runBreakdown(
+export function runBreakdown(
   db: DuckDb,
-  q: {
-    site: string;
-    timeZone: string;
-    params: ReportParams;
-    name: BreakdownName;
-    search?: string | undefined;
-  },
+  q: BreakdownQuery,
   options: ReadOptions = {},
   rollups?: RollupAccess,
 ): Promise<BreakdownAnswer> {
+  return breakdownFrom(duckDbSource(db, rollups), q, options);
+}
+
+export interface BreakdownQuery {
+  site: string;
+  timeZone: string;
+  params: ReportParams;
+  name: BreakdownName;
+  search?: string | undefined;
+}
+
+/** One breakdown from an engine's rows (see runBreakdown). */
+export async function breakdownFrom(
+  source: ReportSource,
+  q: BreakdownQuery,
+  options: ReadOptions = {},
+): Promise<BreakdownAnswer> {
   const { params, name } = q;
-  const timePlan = await readTimePlan(db, q.timeZone, params.period, options);
+  const timePlan = await source.plan(q.timeZone, params.period, options);
   const pagesAndEvents = name === 'pages' || name === 'events';
-  const rows = await readReportRows(
-    db,
+  const rows = await source.rows(
     {
       site: q.site,
       plan: timePlan,
@@ -276,7 +310,6 @@ export async function runBreakdown(
     },
     q.timeZone,
     options,
-    rollups,
   );
   rows.sort(byVisitorsThenValue);
   const into = emptyBreakdowns(pagesAndEvents ? [] : [name as VisitDimension]);
@@ -293,15 +326,23 @@ export async function runBreakdown(
 }
 
 /** Distinct visitors per local day of a period (the chart of an unfiltered daily report). */
-export async function runDailyVisitors(
+export function runDailyVisitors(
   db: DuckDb,
   q: { site: string; timeZone: string; period: Period },
   options: ReadOptions = {},
   rollups?: RollupAccess,
 ): Promise<number[]> {
-  const timePlan = await readTimePlan(db, q.timeZone, q.period, options);
-  const rows = await readReportRows(
-    db,
+  return dailyVisitorsFrom(duckDbSource(db, rollups), q, options);
+}
+
+/** Distinct visitors per local day from an engine's rows (see runDailyVisitors). */
+export async function dailyVisitorsFrom(
+  source: ReportSource,
+  q: { site: string; timeZone: string; period: Period },
+  options: ReadOptions = {},
+): Promise<number[]> {
+  const timePlan = await source.plan(q.timeZone, q.period, options);
+  const rows = await source.rows(
     {
       site: q.site,
       plan: timePlan,
@@ -315,7 +356,6 @@ export async function runDailyVisitors(
     },
     q.timeZone,
     options,
-    rollups,
   );
   return chart(rows, 'day', q.period, timePlan).map((point) => point.visitors);
 }

@@ -1,19 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startTestServer, type TestServer } from '@footfall/clickhouse-test-server';
 import type { WalEvent, WalRecord } from '@footfall/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTraffic } from '../../../../../bench/demo-traffic.ts';
-import { VisitorStore } from '../../visits/store.ts';
 import { createDuckDbEngine } from '../duckdb-engine.ts';
 import type { BatchRecord } from '../loader.ts';
 import { botDrop, crawl, ev, onStream } from '../test-fixtures.ts';
-import { clickhouseClient } from './connection.ts';
-import { ClickHouseLoader, type LoadStep } from './loader.ts';
-import { migrateClickHouse } from './migrations.ts';
+import { type ClickHouseHarness, startHarness } from './test-support.ts';
 
 /**
  * The ClickHouse loader against the DuckDB one: the same WAL batches loaded into both must leave
@@ -22,20 +16,14 @@ import { migrateClickHouse } from './migrations.ts';
  * load leaves.
  */
 
+let h: ClickHouseHarness;
 let dir: string;
-let server: TestServer;
-let admin: ClickHouseClient;
-let databases = 0;
+let ducks = 0;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ff-ch-load-'));
-  server = await startTestServer({ path: join(dir, 'ch'), port: 0 });
-  admin = clickhouseClient({ url: server.url, database: 'unused' }, { server: true });
+  h = await startHarness();
+  dir = h.dir;
 }, 60_000);
-afterAll(async () => {
-  await admin?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => h?.close());
 
 /** The batches as the tailer hands them: numbered on stream 'a', in the order given. */
 function numbered(batches: WalRecord[][]): BatchRecord[][] {
@@ -45,22 +33,6 @@ function numbered(batches: WalRecord[][]): BatchRecord[][] {
     seq += BigInt(records.length);
     return out;
   });
-}
-
-/** A ClickHouse loader on a fresh database, its store and spool in their own directory. */
-async function clickhouse(step?: (s: LoadStep) => void) {
-  const database = `ff_load_${++databases}`;
-  await migrateClickHouse(admin, database);
-  const client = clickhouseClient({ url: server.url, database });
-  const own = join(dir, database);
-  mkdirSync(own, { recursive: true });
-  const open = async (stepAt?: (s: LoadStep) => void) => {
-    const store = new VisitorStore(join(own, 'visitors.db'));
-    const loader = new ClickHouseLoader({ client, store, dir: join(own, 'loading'), step: stepAt });
-    await loader.open();
-    return loader;
-  };
-  return { client, database, loader: await open(step), reopen: open };
 }
 
 const TABLE_QUERIES = {
@@ -124,7 +96,7 @@ const plainRows = (rows: Record<string, unknown>[]) =>
 
 /** Loads the batches into DuckDB (a file, closed after) and reads each table back. */
 async function duckTables(batches: BatchRecord[][]): Promise<Record<string, unknown[]>> {
-  const path = join(dir, `duck-${++databases}.duckdb`);
+  const path = join(dir, `duck-${++ducks}.duckdb`);
   const engine = await createDuckDbEngine({ path, threads: 1, memoryLimit: '256MB' });
   for (const records of batches) await engine.applyBatch({ records });
   await engine.close();
@@ -165,12 +137,11 @@ async function collapsedCleanly(client: ClickHouseClient): Promise<void> {
 async function expectSame(batches: WalRecord[][]): Promise<void> {
   const numberedBatches = numbered(batches);
   const expected = await duckTables(numberedBatches);
-  const { client, loader } = await clickhouse();
+  const { client, loader } = await h.database();
   for (const records of numberedBatches) await loader.apply({ records });
   const actual = await chTables(client);
   for (const name of Object.keys(TABLE_QUERIES)) expect(actual[name], name).toEqual(expected[name]);
   await collapsedCleanly(client);
-  await client.close();
 }
 
 const P = 'p-yesterday';
@@ -288,7 +259,7 @@ describe('the ClickHouse loader', () => {
     ];
     for (const stopAt of steps) {
       let armed = false;
-      const { client, reopen } = await clickhouse();
+      const { client, reopen } = await h.database();
       const crashing = await reopen((s) => {
         if (armed && s === stopAt) {
           armed = false;
@@ -308,7 +279,6 @@ describe('the ClickHouse loader', () => {
         expect(actual[name], `${stopAt}: ${name}`).toEqual(expected[name]);
       await collapsedCleanly(client);
       loader.store.close();
-      await client.close();
     }
   }, 120_000);
 });
