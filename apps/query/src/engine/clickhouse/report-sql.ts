@@ -1,5 +1,5 @@
-import type { GoalMatch } from '../goals-sql.ts';
 import { DIMENSION_COLUMNS, likePattern } from '../filters.ts';
+import type { GoalMatch } from '../goals-sql.ts';
 import type { Bucket, Filter } from '../report-params.ts';
 import type { ReportSqlInput } from '../report-sql.ts';
 import type { TimePlan } from '../time-plan.ts';
@@ -69,8 +69,11 @@ const propText = (key: string, p: ChParams, alias = '') => {
 /** The events that reach a goal, as conditions on `events` (filters.ts goalMatchSql). */
 export function goalMatchSql(goal: GoalMatch, p: ChParams, alias = ''): string {
   const c = (column: string) => `${alias}${column}`;
-  if (goal.kind === 'page') return `${c('kind')} = 'pv' AND ${c('path')} LIKE ${p.add(likePattern(goal.match), 'String')}`;
-  const prop = goal.prop ? ` AND ${propText(goal.prop.key, p, alias)} = ${p.add(goal.prop.value, 'String')}` : '';
+  if (goal.kind === 'page')
+    return `${c('kind')} = 'pv' AND ${c('path')} LIKE ${p.add(likePattern(goal.match), 'String')}`;
+  const prop = goal.prop
+    ? ` AND ${propText(goal.prop.key, p, alias)} = ${p.add(goal.prop.value, 'String')}`
+    : '';
   return `${c('kind')} = 'ev' AND ${c('name')} = ${p.add(goal.match, 'String')}${prop}`;
 }
 
@@ -151,7 +154,9 @@ export function buildReportQuery(input: ReportSqlInput): { query: string; params
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('assumeNotNull(visit_start)', plan, p);
     const filtered =
-      input.filters.length > 0 ? 'AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM s)' : '';
+      input.filters.length > 0
+        ? 'AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM s)'
+        : '';
     // a page's visits are its first views in a visit, its visitors theirs (visits/engine.ts)
     const views = `SELECT kind = 'pv' AS pv, CAST(if(kind = 'pv', path, name) AS Nullable(String)) AS val, visit_first,
         visitor_key, intDiv(${eventLocal}, ${DAY}) AS day

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDb } from '../duckdb.ts';
 import { createDuckDbEngine } from '../duckdb-engine.ts';
 import type { Engine } from '../engine.ts';
 import { breakdownFrom, dailyVisitorsFrom, type ReportSource, reportFrom } from '../report.ts';
 import { CASES, load, NOW, randomEvents } from '../report-cases.ts';
 import { parseReportParams } from '../report-params.ts';
+import { readTimePlan } from '../time-plan.ts';
 import { clickhouseReportSource } from './reads.ts';
 import { type ClickHouseHarness, startHarness } from './test-support.ts';
 import { timePlanOf } from './time-plan.ts';
-import { readTimePlan } from '../time-plan.ts';
-import { openDuckDb } from '../duckdb.ts';
 
 /**
  * Reports on ClickHouse against DuckDB's on the same data, loaded the way the tailer loads it
@@ -75,13 +75,19 @@ describe('ClickHouse reports', () => {
         const q = { from: '2026-03-01', to: '2026-04-30', limit: '50', ...extra };
         const params = parseReportParams(q, zone, NOW);
         const expected = await duck.report({ site: 'site1', timeZone: zone, params });
-        expect(await reportFrom(source, 'site1', zone, params), `${zone} ${JSON.stringify(q)}`).toEqual(expected);
+        expect(await reportFrom(source, 'site1', zone, params), `${zone} ${JSON.stringify(q)}`).toEqual(
+          expected,
+        );
       }
     }
   }, 120_000);
 
   it('give DuckDB’s single breakdowns, searched or not, and daily visitors', async () => {
-    const params = parseReportParams({ from: '2026-03-01', to: '2026-05-31', limit: '100' }, 'Europe/Berlin', NOW);
+    const params = parseReportParams(
+      { from: '2026-03-01', to: '2026-05-31', limit: '100' },
+      'Europe/Berlin',
+      NOW,
+    );
     for (const name of ['channel', 'referrer', 'pages', 'events', 'country'] as const) {
       for (const search of [undefined, 'E', '/A', 'news']) {
         const q = { site: 'site1', timeZone: 'Europe/Berlin', params, name, search };
@@ -96,13 +102,21 @@ describe('ClickHouse reports', () => {
   it('plan a period’s time zone offsets as DuckDB does', async () => {
     const db = await openDuckDb({ path: ':memory:', threads: 1, memoryLimit: '64MB' });
     try {
-      for (const zone of ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata']) {
+      for (const zone of [
+        'UTC',
+        'Europe/Berlin',
+        'America/New_York',
+        'Australia/Lord_Howe',
+        'Asia/Kolkata',
+      ]) {
         for (const period of [
           { from: '2026-03-01', to: '2026-03-31' },
           { from: '2026-10-20', to: '2026-11-05' },
           { from: '2025-01-01', to: '2027-12-31' },
         ]) {
-          expect(timePlanOf(zone, period), `${zone} ${period.from}`).toEqual(await readTimePlan(db, zone, period, {}));
+          expect(timePlanOf(zone, period), `${zone} ${period.from}`).toEqual(
+            await readTimePlan(db, zone, period, {}),
+          );
         }
       }
     } finally {
