@@ -39,6 +39,40 @@ describe('loadConfig', () => {
       alertSeconds: 60,
     });
     expect(c.diskAlertDays).toBe(14);
+    expect(c.engine).toBe('duckdb');
+    expect(c.clickhouse).toBeUndefined();
+  });
+
+  it('points the ClickHouse engine at a server and database, and needs the server', () => {
+    const c = loadConfig({
+      FOOTFALL_ENGINE: 'clickhouse',
+      FOOTFALL_CLICKHOUSE_URL: 'https://ff:p%40ss@ch.example.com:8443/',
+      FOOTFALL_CLICKHOUSE_DATABASE: 'analytics_1',
+    });
+    expect(c.engine).toBe('clickhouse');
+    expect(c.clickhouse).toEqual({
+      url: 'https://ff:p%40ss@ch.example.com:8443',
+      database: 'analytics_1',
+      cluster: undefined,
+    });
+    expect(
+      loadConfig({ FOOTFALL_ENGINE: 'clickhouse', FOOTFALL_CLICKHOUSE_URL: 'http://h:8123' }).clickhouse
+        ?.database,
+    ).toBe('footfall');
+    expect(problemsOf({ FOOTFALL_ENGINE: 'clickhouse' })).toEqual([
+      'FOOTFALL_CLICKHOUSE_URL: must be set when FOOTFALL_ENGINE is clickhouse (http://user:password@host:8123)',
+    ]);
+    expect(problemsOf({ FOOTFALL_ENGINE: 'postgres' })[0]).toMatch(/^FOOTFALL_ENGINE: /);
+    const bad = problemsOf({
+      FOOTFALL_ENGINE: 'clickhouse',
+      FOOTFALL_CLICKHOUSE_URL: 'http://u:secretpw@h:8123/footfall',
+      FOOTFALL_CLICKHOUSE_DATABASE: 'drop table',
+    });
+    expect(bad).toEqual([
+      'FOOTFALL_CLICKHOUSE_URL: must be the server address only, with no path or query (set the database with FOOTFALL_CLICKHOUSE_DATABASE)',
+      'FOOTFALL_CLICKHOUSE_DATABASE: must be a name of letters, digits and underscores (at most 64), not starting with a digit',
+    ]);
+    expect(bad.join('\n')).not.toContain('secretpw');
   });
 
   it('listens on :$PORT when PORT is set and FOOTFALL_ADDR is not', () => {
@@ -180,6 +214,7 @@ describe('loadConfig', () => {
       '/run/s/setup': 'b'.repeat(20),
       '/run/s/s3': 'https://K:S@h.example.com/b',
       '/run/s/op': 'c'.repeat(20),
+      '/run/s/ch': 'http://ff:chpass@127.0.0.1:8123\n',
     };
     const c = loadConfig(
       {
@@ -188,6 +223,8 @@ describe('loadConfig', () => {
         FOOTFALL_SETUP_TOKEN_FILE: '/run/s/setup',
         FOOTFALL_BACKUP_S3_FILE: '/run/s/s3',
         FOOTFALL_OPERATOR_TOKEN_FILE: '/run/s/op',
+        FOOTFALL_ENGINE: 'clickhouse',
+        FOOTFALL_CLICKHOUSE_URL_FILE: '/run/s/ch',
       },
       {
         readFile: (p) => {
@@ -202,6 +239,7 @@ describe('loadConfig', () => {
     expect(c.setupToken).toBe('b'.repeat(20));
     expect(c.backupS3?.bucket).toBe('b');
     expect(c.operatorToken).toBe('c'.repeat(20));
+    expect(c.clickhouse?.url).toBe('http://ff:chpass@127.0.0.1:8123');
   });
 
   it('stops on a _FILE that cannot be read, naming the variable and the reason', () => {
@@ -256,12 +294,17 @@ describe('describeConfig', () => {
         FOOTFALL_METRICS_TOKEN: secrets[3],
         FOOTFALL_BACKUP_S3: 'https://AK:S3SECRETKEY@s3.example.com/bucket',
         FOOTFALL_SMTP_URL: 'smtp://me:smtppass@mail.example.com',
+        FOOTFALL_ENGINE: 'clickhouse',
+        FOOTFALL_CLICKHOUSE_URL: 'http://ff:chsecret@ch.example.com:8123',
       }),
     );
+    secrets.push('chsecret');
     const text = lines.join('\n');
     for (const s of secrets) expect(text).not.toContain(s);
     expect(text).toContain('FOOTFALL_SECRET=********');
     expect(text).toContain('FOOTFALL_SMTP_URL=smtp://********@mail.example.com:587');
+    expect(text).toContain('FOOTFALL_CLICKHOUSE_URL=http://ff:********@ch.example.com:8123');
+    expect(text).toContain('FOOTFALL_CLICKHOUSE_CLUSTER=(not set) (not yet used)');
     expect(lines.filter((l) => l.startsWith('FOOTFALL_')).length).toBeGreaterThanOrEqual(21);
   });
 });

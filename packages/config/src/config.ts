@@ -6,9 +6,11 @@ import {
   type ListenAddress,
   type Parsed,
   parseAddr,
+  parseClickHouseUrl,
   parseDomain,
   parseEnum,
   parseHttpUrl,
+  parseIdentifier,
   parseIntIn,
   parseMemory,
   parseOnOff,
@@ -45,6 +47,10 @@ export interface Config {
   updateCheck: boolean;
   /** where the ECB euro reference rates are downloaded from (a directory URL ending in /) */
   ratesUrl: string;
+  /** which analytics engine stores and reads events: the embedded DuckDB, or a ClickHouse server */
+  engine: 'duckdb' | 'clickhouse';
+  /** the ClickHouse engine's server and database (set when engine is clickhouse) */
+  clickhouse: { url: string; database: string; cluster: string | undefined } | undefined;
   engineThreads: number;
   engineMemory: string;
   /** seconds a report may run (waiting for a connection included) before it is stopped */
@@ -84,13 +90,14 @@ export const FILE_VARIABLES = [
   'FOOTFALL_SETUP_TOKEN',
   'FOOTFALL_BACKUP_S3',
   'FOOTFALL_OPERATOR_TOKEN',
+  'FOOTFALL_CLICKHOUSE_URL',
 ] as const;
 
 /**
  * Variables parsed and checked but not used by anything yet: their features are not built. The
  * docs mark them "not yet used" and `footfall config` says so; remove a name when its feature lands.
  */
-export const NOT_YET_USED: ReadonlySet<string> = new Set<string>([]);
+export const NOT_YET_USED: ReadonlySet<string> = new Set<string>(['FOOTFALL_CLICKHOUSE_CLUSTER']);
 
 /** Variables never printed: `footfall config` masks them, errors never quote them. */
 export const SECRET_VARIABLES = new Set<string>([
@@ -196,6 +203,13 @@ const EnvSchema = v.object({
   FOOTFALL_GEO_DIR: v.optional(text),
   FOOTFALL_UPDATE_CHECK: v.optional(from(parseOnOff), 'on'),
   FOOTFALL_RATES_URL: v.optional(from(parseHttpUrl), 'https://www.ecb.europa.eu/stats/eurofxref/'),
+  FOOTFALL_ENGINE: v.optional(
+    from((t) => parseEnum(t, ['duckdb', 'clickhouse'] as const)),
+    'duckdb',
+  ),
+  FOOTFALL_CLICKHOUSE_URL: v.optional(from(parseClickHouseUrl)),
+  FOOTFALL_CLICKHOUSE_DATABASE: v.optional(from(parseIdentifier), 'footfall'),
+  FOOTFALL_CLICKHOUSE_CLUSTER: v.optional(from(parseIdentifier)),
   FOOTFALL_ENGINE_THREADS: v.optional(
     from((t) => parseIntIn(t, 1, 256)),
     '2',
@@ -279,6 +293,15 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       problems.push(`${name}: ${issue.message}`);
     }
   }
+  if (
+    parsed.success &&
+    parsed.output.FOOTFALL_ENGINE === 'clickhouse' &&
+    !parsed.output.FOOTFALL_CLICKHOUSE_URL
+  ) {
+    problems.push(
+      'FOOTFALL_CLICKHOUSE_URL: must be set when FOOTFALL_ENGINE is clickhouse (http://user:password@host:8123)',
+    );
+  }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const o = parsed.output;
 
@@ -300,6 +323,15 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     geoDir: o.FOOTFALL_GEO_DIR === undefined ? undefined : resolve(o.FOOTFALL_GEO_DIR),
     updateCheck: o.FOOTFALL_UPDATE_CHECK,
     ratesUrl: o.FOOTFALL_RATES_URL.endsWith('/') ? o.FOOTFALL_RATES_URL : `${o.FOOTFALL_RATES_URL}/`,
+    engine: o.FOOTFALL_ENGINE,
+    clickhouse:
+      o.FOOTFALL_ENGINE === 'clickhouse' && o.FOOTFALL_CLICKHOUSE_URL
+        ? {
+            url: o.FOOTFALL_CLICKHOUSE_URL,
+            database: o.FOOTFALL_CLICKHOUSE_DATABASE,
+            cluster: o.FOOTFALL_CLICKHOUSE_CLUSTER,
+          }
+        : undefined,
     engineThreads: o.FOOTFALL_ENGINE_THREADS,
     engineMemory: o.FOOTFALL_ENGINE_MEMORY,
     queryTimeoutSeconds: o.FOOTFALL_QUERY_TIMEOUT_SECONDS,

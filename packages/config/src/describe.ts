@@ -6,6 +6,13 @@ const mask = (value: string | undefined) => (value === undefined ? '(not set)' :
 const show = (value: string | number | boolean | undefined) =>
   value === undefined ? '(not set)' : String(value);
 
+/** A server URL with its password masked. */
+function maskPassword(url: string): string {
+  const u = new URL(url);
+  if (u.password !== '') u.password = MASK;
+  return u.toString().replace(/\/$/, '');
+}
+
 /**
  * The effective configuration as `NAME=value` lines, secrets masked, for `footfall config`.
  *
@@ -39,6 +46,10 @@ export function describeConfig(config: Config): string[] {
     ['FOOTFALL_GEO', config.geo],
     ['FOOTFALL_GEO_DIR', show(config.geoDir)],
     ['FOOTFALL_UPDATE_CHECK', config.updateCheck ? 'on' : 'off'],
+    ['FOOTFALL_ENGINE', config.engine],
+    ['FOOTFALL_CLICKHOUSE_URL', config.clickhouse ? maskPassword(config.clickhouse.url) : '(not set)'],
+    ['FOOTFALL_CLICKHOUSE_DATABASE', show(config.clickhouse?.database)],
+    ['FOOTFALL_CLICKHOUSE_CLUSTER', show(config.clickhouse?.cluster)],
     ['FOOTFALL_ENGINE_THREADS', show(config.engineThreads)],
     ['FOOTFALL_ENGINE_MEMORY', config.engineMemory],
     ['FOOTFALL_QUERY_TIMEOUT_SECONDS', show(config.queryTimeoutSeconds)],

@@ -96,6 +96,32 @@ export function parseHttpUrl(text: string): Parsed<string> {
   return ok(u.origin + u.pathname.replace(/\/+$/, ''));
 }
 
+/** Where the ClickHouse engine's server is: `http(s)://user:password@host:8123`. */
+export function parseClickHouseUrl(text: string): Parsed<string> {
+  let u: URL;
+  try {
+    u = new URL(text.trim());
+  } catch {
+    return bad('must look like http://user:password@host:8123 or https://user:password@host:8443');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return bad('must be an http:// or https:// URL');
+  if (u.pathname !== '/' || u.search !== '' || u.hash !== '') {
+    return bad(
+      'must be the server address only, with no path or query (set the database with FOOTFALL_CLICKHOUSE_DATABASE)',
+    );
+  }
+  return ok(u.toString().replace(/\/$/, ''));
+}
+
+/** A ClickHouse database or cluster name: letters, digits and underscores, not starting with a digit. */
+export function parseIdentifier(text: string): Parsed<string> {
+  const t = text.trim();
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(t)) {
+    return bad('must be a name of letters, digits and underscores (at most 64), not starting with a digit');
+  }
+  return ok(t);
+}
+
 export interface SmtpSettings {
   secure: boolean;
   host: string;
