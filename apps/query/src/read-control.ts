@@ -1,5 +1,6 @@
 import { AppError, type Logger, routeOf } from '@footfall/http';
 import type { Context } from 'hono';
+import { EngineUnavailableError } from './engine/deferred.ts';
 import { EngineBusyError, isOutOfMemory, QueryAbortedError } from './engine/index.ts';
 
 /**
@@ -24,7 +25,8 @@ export class ReadControl {
 
   /**
    * Runs a read, turning the engine's refusals into answers: a read past the time limit is 503
-   * `query_timeout`, too many reads waiting is 503 `busy`, both with Retry-After. A read stopped
+   * `query_timeout`, too many reads waiting is 503 `busy`, an engine not open yet (its server
+   * unreachable) 503 `unavailable` saying why, all with Retry-After. A read stopped
    * because its client left has nobody to answer; it is logged at debug level.
    */
   async run<T>(c: Context, read: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -47,6 +49,9 @@ export class ReadControl {
         }
         this.#logger.debug({ route: routeOf(c) }, 'read stopped: the client went away');
         throw new AppError('unavailable', 'the request was cancelled', { retryAfter: 1 });
+      }
+      if (error instanceof EngineUnavailableError) {
+        throw new AppError('unavailable', error.message, { retryAfter: 5 });
       }
       if (error instanceof EngineBusyError) {
         throw new AppError('busy', 'too many reports are running; try again shortly', { retryAfter: 2 });
