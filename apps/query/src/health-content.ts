@@ -27,7 +27,7 @@ export interface HealthReader {
 /**
  * The spec's Health content, as the Health view (everyone signed in) and `GET /api/v1/health`
  * show it: version, uptime, events counted by the gateways since they started, the write-ahead
- * log's backlog and its problems, the query process's memory, and the disk with how long it lasts
+ * log's backlog and its problems, whether the analytics engine is open, the query process's memory, and the disk with how long it lasts
  * at the last seven days' rate. `status` is `degraded` when something needs a person: a gateway
  * refusing or not answering, a stream the tailer stopped at, records it could not read, batches
  * that keep failing, the last backup or off-site copy failed. Backups are null until one was tried;
@@ -60,8 +60,16 @@ export async function healthContent(
   };
   const backups = deps.backups ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined) : null;
   const keyMatches = instanceKeyMatches(deps.control);
+  const state = deps.analytics.engineState;
+  const engine = {
+    kind: deps.config.engine,
+    ready: state.ready,
+    waiting: state.waiting,
+    since: state.since === null ? null : new Date(state.since).toISOString(),
+  };
   const degraded =
     !keyMatches ||
+    !state.ready ||
     backups?.failing === true ||
     backups?.offsite?.failing === true ||
     streams.some((s) => !s.reachable || s.state === 'refusing') ||
@@ -75,6 +83,7 @@ export async function healthContent(
     events,
     ingest: streams,
     writer,
+    engine,
     key_matches: keyMatches,
     memory: { kind: 'rss' as const, bytes: process.memoryUsage().rss },
     disk: await disk(deps),
@@ -139,7 +148,8 @@ export async function disk(deps: QueryDeps) {
   const freeBytes = Number(fs.bavail) * Number(fs.bsize);
   const now = deps.now();
   let storage = counted.get(deps.analytics.engine);
-  if (storage === undefined || now - storage.at > 60_000) {
+  if (!deps.analytics.engineState.ready) storage = { at: now, events: 0, lastSevenDays: 0 };
+  else if (storage === undefined || now - storage.at > 60_000) {
     storage = { at: now, ...(await deps.analytics.engine.storage()) };
     counted.set(deps.analytics.engine, storage);
   }

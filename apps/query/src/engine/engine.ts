@@ -115,12 +115,14 @@ export interface Engine {
   /**
    * A consistent copy of the database for a backup: with no batch being applied, the database is
    * checkpointed and copied to `target`, then `during` runs with the stream positions the copy
-   * holds (the backup links the write-ahead log from there). Reads go on meanwhile.
+   * holds (the backup links the write-ahead log from there). Reads go on meanwhile. An engine
+   * whose data lives on a server of its own (ClickHouse) copies nothing: `schema` is null, and
+   * `during` gets the positions the server holds, so the backup keeps the log not applied yet.
    */
   snapshot(
     target: string,
     during: (positions: Map<string, bigint>) => Promise<void>,
-  ): Promise<{ schema: number; positions: Map<string, bigint> }>;
+  ): Promise<{ schema: number | null; positions: Map<string, bigint> }>;
   close(): Promise<void>;
 }
 

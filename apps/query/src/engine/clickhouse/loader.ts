@@ -69,6 +69,8 @@ export interface ClickHouseLoaderOptions {
   dir: string;
   /** test seam: called at each step of a batch; a throw stops it there as a crash would */
   step?: (step: LoadStep) => void;
+  /** told when a batch's inserts start being sent (true) and when that ends (false) */
+  sending?: (busy: boolean) => void;
 }
 
 /** The store cannot go on with this database, and rebuilding it from ClickHouse is not built yet. */
@@ -225,6 +227,15 @@ export class ClickHouseLoader {
   }
 
   async #send(dir: string, manifest: Manifest): Promise<void> {
+    this.o.sending?.(true);
+    try {
+      await this.#sendAll(dir, manifest);
+    } finally {
+      this.o.sending?.(false);
+    }
+  }
+
+  async #sendAll(dir: string, manifest: Manifest): Promise<void> {
     for (const insert of manifest.inserts) {
       this.step(`sent:${insert.file}`);
       const result = await this.client.exec({
