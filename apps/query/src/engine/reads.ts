@@ -110,7 +110,15 @@ export async function readNow(
     db.read(buildNowTotalsQuery(site, nowMs), options),
     db.read(buildNowPeopleQuery(site, nowMs, limit), options),
   ]);
-  const t = totals[0] ?? {};
+  return nowAnswer(totals[0] ?? {}, people, nowMs);
+}
+
+/**
+ * The right-now answer from its totals row (visitors5, visitors30, pageviews30) and people rows
+ * (seen and visit_start in ms, the visit's columns, and `people`: how many in all), as both
+ * engines read them.
+ */
+export function nowAnswer(t: Row, people: Row[], nowMs: number): NowNumbers {
   const recent = people.map(
     (row): NowPerson => ({
       kind: num(row['seen']) >= nowMs - 5 * 60_000 ? 'active' : 'recent',
@@ -157,30 +165,7 @@ export async function readJourney(
   options: ReadOptions,
 ): Promise<Journey> {
   const visitRows = await db.read(buildJourneyVisitsQuery(site, visitor, limit), options);
-  const visits = visitRows.map(
-    (row): JourneyVisit => ({
-      visit: str(row['visit']) ?? '',
-      started: iso(row['started']),
-      ended: iso(row['ended']),
-      duration_seconds: num(row['duration']),
-      pageviews: num(row['pageviews']),
-      events: [],
-      channel: str(row['channel']),
-      referrer: str(row['referrer']),
-      entry_page: str(row['entry_page']),
-      exit_page: str(row['exit_page']),
-      campaign: str(row['utm_campaign']),
-      source: str(row['utm_source']),
-      medium: str(row['utm_medium']),
-      country: str(row['country']),
-      region: str(row['region']),
-      city: str(row['city']),
-      device: str(row['device']),
-      browser: str(row['browser']),
-      os: str(row['os']),
-      language: str(row['language']),
-    }),
-  );
+  const visits = visitRows.map(journeyVisit);
   const oldest = visitRows.at(-1);
   if (oldest) {
     const byVisit = new Map(visits.map((v) => [v.visit, v]));
@@ -193,6 +178,32 @@ export async function readJourney(
     }
   }
   return { visitor, visits };
+}
+
+/** A journey's visit from its row (as both engines read it), its events to be added. */
+export function journeyVisit(row: Row): JourneyVisit {
+  return {
+    visit: str(row['visit']) ?? '',
+    started: iso(row['started']),
+    ended: iso(row['ended']),
+    duration_seconds: num(row['duration']),
+    pageviews: num(row['pageviews']),
+    events: [],
+    channel: str(row['channel']),
+    referrer: str(row['referrer']),
+    entry_page: str(row['entry_page']),
+    exit_page: str(row['exit_page']),
+    campaign: str(row['utm_campaign']),
+    source: str(row['utm_source']),
+    medium: str(row['utm_medium']),
+    country: str(row['country']),
+    region: str(row['region']),
+    city: str(row['city']),
+    device: str(row['device']),
+    browser: str(row['browser']),
+    os: str(row['os']),
+    language: str(row['language']),
+  };
 }
 
 /** When a site's first visit started and its last activity was, unix ms, or nulls before any visit. */
