@@ -9,7 +9,14 @@ import {
   reportDay,
   type SiteSpec,
 } from './script.ts';
-import { type AccuracyStack, type SiteName, sendAll, startAccuracyStack, waitForTailer } from './stack.ts';
+import {
+  type AccuracyEngine,
+  type AccuracyStack,
+  type SiteName,
+  sendAll,
+  startAccuracyStack,
+  waitForTailer,
+} from './stack.ts';
 
 /** The sites that get the scripted visitors. */
 export const SCRIPTED = ['kiritimati', 'losAngeles', 'utc'] as const;
@@ -81,8 +88,10 @@ function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
  * Starts the stack, sends the script to the three scripted sites (and with `bulk` 1005 one-page
  * visits to the bulk site), and waits until the query service has applied them all.
  */
-export async function scriptedRun(options: { bulk?: boolean } = {}): Promise<ScriptedRun> {
-  const stack = await startAccuracyStack();
+export async function scriptedRun(
+  options: { bulk?: boolean; engine?: AccuracyEngine } = {},
+): Promise<ScriptedRun> {
+  const stack = await startAccuracyStack({ engine: options.engine ?? 'duckdb' });
   try {
     const now = Date.now();
     const planned = Object.fromEntries(

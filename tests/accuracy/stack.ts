@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { startTestServer } from '@footfall/clickhouse-test-server';
 import { loadConfig } from '@footfall/config';
 import { createFunnel, createGoal, createSite, openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
@@ -54,14 +55,22 @@ export const ACCURACY_FUNNELS = [
   },
 ] as const;
 
-export async function startAccuracyStack() {
+/** The analytics engine a stack runs on: ClickHouse is the chdb test server, started here. */
+export type AccuracyEngine = 'duckdb' | 'clickhouse';
+
+export async function startAccuracyStack(options: { engine?: AccuracyEngine } = {}) {
   const root = tempDir('ff-accuracy-');
   const dataDir = join(root, 'data');
-  const env = {
+  const clickhouse =
+    options.engine === 'clickhouse'
+      ? await startTestServer({ path: join(root, 'clickhouse'), port: 0 })
+      : undefined;
+  const env: Record<string, string> = {
     FOOTFALL_DATA_DIR: dataDir,
     FOOTFALL_API_TOKEN: API_TOKEN,
     FOOTFALL_UNSAFE_NO_RATE_LIMIT: 'on',
     FOOTFALL_TRUST_PROXY: 'header:X-Real-IP',
+    ...(clickhouse && { FOOTFALL_ENGINE: 'clickhouse', FOOTFALL_CLICKHOUSE_URL: clickhouse.url }),
   };
   const instance = prepareInstance(loadConfig({ FOOTFALL_DATA_DIR: dataDir }));
   const control = openControlDb({
@@ -87,6 +96,13 @@ export async function startAccuracyStack() {
   const ff = await startFootfall(env);
   const get = (path: string, headers: Record<string, string> = { authorization: `Bearer ${API_TOKEN}` }) =>
     fetch(`${ff.url}/api/v1${path}`, { headers, signal: AbortSignal.timeout(15_000) });
+  // an engine on a server opens after the service listens: reports answer 503 until then
+  for (let i = 0; ; i++) {
+    const health = (await (await get('/health')).json()) as { engine?: { ready: boolean } };
+    if (health.engine?.ready) break;
+    if (i > 300) throw new Error('the analytics engine did not open within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   return {
     url: ff.url,
     sites,
@@ -101,6 +117,7 @@ export async function startAccuracyStack() {
     output: ff.output,
     async stop() {
       await ff.stop();
+      await clickhouse?.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

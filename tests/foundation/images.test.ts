@@ -167,6 +167,15 @@ describe('compose.yaml', () => {
     });
   });
 
+  it('offers a ClickHouse server only under the clickhouse profile: pinned by digest, not published, its data kept', () => {
+    const clickhouse = compose.services.clickhouse!;
+    expect(clickhouse.profiles).toEqual(['clickhouse']);
+    expect(String(clickhouse.image)).toMatch(/^clickhouse\/clickhouse-server:[\d.]+@sha256:[0-9a-f]{64}$/);
+    expect(clickhouse.ports).toBeUndefined();
+    expect(clickhouse.volumes).toEqual(['clickhouse-data:/var/lib/clickhouse']);
+    expect(clickhouse.environment).toMatchObject({ CLICKHOUSE_USER: 'footfall', CLICKHOUSE_DB: 'footfall' });
+  });
+
   it('publishes the gateway on loopback only', () => {
     expect(compose.services.ingest!.ports).toEqual(['127.0.0.1:8080:8080']);
     expect(compose.services.query!.ports).toBeUndefined();

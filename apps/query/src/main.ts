@@ -22,12 +22,13 @@ import { drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
 import { Alerts } from './alerts/alerts.ts';
-import { openAnalytics } from './analytics.ts';
+import { openAnalytics, type ServerEngine } from './analytics.ts';
 import { createQueryApp } from './app.ts';
 import { PasswordChecks } from './auth/password-checks.ts';
 import { Backups } from './backups.ts';
 import { CardPool } from './cards/pool.ts';
 import type { QueryDeps } from './deps.ts';
+import { createClickHouseEngine } from './engine/clickhouse/engine.ts';
 import { ExchangeRates } from './exchange-rates.ts';
 import { PaymentsSync } from './payments-sync.ts';
 import { ReadControl } from './read-control.ts';
@@ -81,10 +82,24 @@ export async function startQueryService(
       throw BeforeUpgradeError.copying('instance', beforeDir, e);
     }
   };
+  const clickhouse = config.clickhouse;
+  // the ClickHouse engine opens once its server answers; until then Health says why
+  const serverEngine: ServerEngine | undefined = clickhouse && {
+    open: (waiting, signal) =>
+      createClickHouseEngine({
+        target: { url: clickhouse.url, database: clickhouse.database },
+        dir: join(instance.paths.root, 'clickhouse'),
+        signal,
+        onWaiting: (reason, attempt, delayMs) => {
+          waiting(reason);
+          logger.warn({ reason, attempt, retry_in_ms: delayMs }, 'ClickHouse cannot be reached yet');
+        },
+      }),
+  };
   const opening = openAnalytics({
     walRoot: instance.paths.wal,
     quarantineDir: instance.paths.quarantine,
-    engine: {
+    engine: serverEngine ?? {
       path: instance.paths.analyticsDb,
       threads: config.engineThreads,
       memoryLimit: config.engineMemory,
@@ -163,15 +178,29 @@ export async function startQueryService(
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
     logger.info({ sites: created.map((s) => s.domain) }, 'created sites from FOOTFALL_SITES');
-  await finishSiteDeletions(control, deps.onSiteDeleted).catch((e: Error) =>
+  const finishing = finishSiteDeletions(control, deps.onSiteDeleted).catch((e: Error) =>
     logger.warn({ err: { message: e.message } }, 'analytics of deleted sites not removed yet'),
   );
+  // an engine still waiting for its server finishes them once open; the service starts meanwhile
+  if (analytics.engineState.ready) await finishing;
   const app = createQueryApp(deps);
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const socketPath = instance.paths.querySocket;
   await removeStaleSocket(socketPath);
-  // tailing starts first, so Health's backlog is known from the first answer on
-  await analytics.tailer.start();
+  // tailing starts first, so Health's backlog is known from the first answer on (an engine
+  // waiting for its server: once it is open)
+  if (analytics.engineState.ready) await analytics.tailer.start();
+  else {
+    analytics.engineOpened.then(
+      () => analytics.tailer.start(),
+      (error: unknown) => {
+        // a server it must never run on (too old, a newer schema): say so and stop, as a
+        // refused start does
+        logger.fatal({ err: { message: (error as Error).message } }, 'the analytics engine cannot open');
+        process.exit(1);
+      },
+    );
+  }
   await listen(server, { path: socketPath });
   await chmod(socketPath, 0o600);
   logger.info({ socket: socketPath }, 'query service listening');
