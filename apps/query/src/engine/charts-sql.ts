@@ -1,5 +1,5 @@
-import { bucketSlots } from './buckets.ts';
-import type { DuckDb, ReadOptions } from './duckdb.ts';
+import { type BucketSlot, bucketSlots } from './buckets.ts';
+import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
 import { goalMatchSql } from './filters.ts';
 import type { GoalMatch } from './goals-sql.ts';
@@ -58,8 +58,6 @@ export async function readCharts(
 ): Promise<Charts> {
   const plan = await readTimePlan(db, q.timeZone, q.period, options);
   const slots = bucketSlots(q.bucket, q.period, plan);
-  const index = new Map(slots.map((s, i) => [s.key, i]));
-  const series = () => slots.map(() => 0);
   const p = new Params();
   const { local, from, site, start, end } = visitsInPeriod(q.site, plan, q.filters, p);
   const bkt = bucketKeySql(q.bucket, 'started_at', local);
@@ -103,6 +101,17 @@ export async function readCharts(
       SELECT 'goal', bkt, NULL, count(*)::DOUBLE FROM v WHERE ${converted} GROUP BY bkt`),
     options,
   );
+  return chartsFrom(rows, q.bucket, slots, q.goals !== null);
+}
+
+/**
+ * The chart cards from their rows (both engines read the same rows: card, bucket key `bkt`, value,
+ * visits): channels over time (the top ones, the rest as Other), first and returning visits,
+ * pages per visit, engaged time and, with goals, converting visits.
+ */
+export function chartsFrom(rows: Row[], bucket: Bucket, slots: BucketSlot[], withGoals: boolean): Charts {
+  const index = new Map(slots.map((s, i) => [s.key, i]));
+  const series = () => slots.map(() => 0);
   const channels = new Map<string, number[]>();
   const first = series();
   const returning = series();
@@ -135,12 +144,12 @@ export async function readCharts(
     top.push({ channel: 'Other', visits, total: sum(visits) });
   }
   return {
-    bucket: q.bucket,
+    bucket,
     buckets: slots.map((s) => ({ bucket: s.label, start: new Date(s.startMs).toISOString() })),
     channels: top,
     new_vs_returning: { first, returning },
     pages_per_visit: PAGES_BINS.map(([, name], i) => ({ pages: name, visits: pages[i] ?? 0 })),
     engaged_time: ENGAGED_BINS.map(([, name], i) => ({ range: name, visits: engaged[i] ?? 0 })),
-    conversions: q.goals === null ? null : { visits: conversions },
+    conversions: withGoals ? { visits: conversions } : null,
   };
 }

@@ -1,5 +1,5 @@
-import { bucketSlots } from './buckets.ts';
-import type { DuckDb, ReadOptions } from './duckdb.ts';
+import { type BucketSlot, bucketSlots } from './buckets.ts';
+import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import type { PeriodQuery } from './engine.ts';
 import { visitsInPeriod } from './heatmap-retention.ts';
 import { num, str } from './reads.ts';
@@ -8,12 +8,17 @@ import { Params } from './sql-params.ts';
 import { localMsSql, readTimePlan } from './time-plan.ts';
 
 /** The dimensions whose busiest value each bucket names. */
-const TOPS = { channel: 'channel', referrer: 'referrer', page: 'entry_page', country: 'country' } as const;
-type Top = keyof typeof TOPS;
+export const TOPS = {
+  channel: 'channel',
+  referrer: 'referrer',
+  page: 'entry_page',
+  country: 'country',
+} as const;
+export type Top = keyof typeof TOPS;
 /** The dimensions whose first visit ever is a moment, and the fewest visits that make it one. */
-const FIRSTS = { referrer: 3, country: 1, campaign: 1 } as const;
-type First = keyof typeof FIRSTS;
-const FIRST_COLUMNS: Record<First, string> = {
+export const FIRSTS = { referrer: 3, country: 1, campaign: 1 } as const;
+export type First = keyof typeof FIRSTS;
+export const FIRST_COLUMNS: Record<First, string> = {
   referrer: 'referrer',
   country: 'country',
   campaign: 'utm_campaign',
@@ -96,6 +101,15 @@ export async function readMoments(
       ${[...tops, ...firsts].map((sql) => `UNION ALL (${sql})`).join('\n')}`),
     options,
   );
+  return momentsFrom(rows, q.bucket, slots);
+}
+
+/**
+ * The moments answer from its rows (both engines read the same rows): per bucket key `bkt` a
+ * 'total' row (n visitors, m visits, o pageviews), a 'top' row per dimension (its busiest value
+ * and visits) and a 'first' row per value first seen in it; then peaks and spikes.
+ */
+export function momentsFrom(rows: Row[], bucket: 'day' | 'hour', slots: BucketSlot[]): Moments {
   const index = new Map(slots.map((s, i) => [s.key, i]));
   const buckets: MomentBucket[] = slots.map((s) => ({
     bucket: s.label,
@@ -146,5 +160,5 @@ export async function readMoments(
       b.count - a.count ||
       (a.value ?? '').localeCompare(b.value ?? ''),
   );
-  return { bucket: q.bucket, buckets, moments: moments.slice(0, MOMENTS_MAX) };
+  return { bucket, buckets, moments: moments.slice(0, MOMENTS_MAX) };
 }

@@ -82,29 +82,8 @@ export async function readVitals(db: DuckDb, q: PeriodQuery, options: ReadOption
       count(*) FILTER (WHERE ${v} > ${poor}) AS ${v}_poor`;
   }).join(', ');
   const [totals = {}] = await db.read(summary.query(`SELECT count(*) AS n, ${columns} ${from}`), options);
-  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const metrics = Object.fromEntries(
-    VITALS.map((v) => {
-      const samples = Number(totals[`${v}_n`] ?? 0);
-      const good = Number(totals[`${v}_good`] ?? 0);
-      const poor = Number(totals[`${v}_poor`] ?? 0);
-      const share = (k: number) => (samples === 0 ? 0 : k / samples);
-      return [
-        v,
-        {
-          unit: v === 'cls' ? 'score' : 'ms',
-          samples,
-          p50: n(totals[`${v}_p50`]),
-          p75: n(totals[`${v}_p75`]),
-          p90: n(totals[`${v}_p90`]),
-          good: share(good),
-          needs_improvement: share(samples - good - poor),
-          poor: share(poor),
-          thresholds: VITAL_THRESHOLDS[v],
-        } satisfies VitalSummary,
-      ];
-    }),
-  ) as Record<Vital, VitalSummary>;
+  const metrics = vitalSummaries(totals);
+  const n = vitalOrNull;
 
   const rows = async (column: string, limit: number): Promise<VitalRow[]> => {
     const p = new Params();
@@ -173,4 +152,37 @@ export async function readAssistants(
     visitors: Number(r['visitors']),
     visits: Number(r['visits']),
   }));
+}
+
+/** A percentile as read: null without samples. */
+export const vitalOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/**
+ * Each metric's summary from the totals row both engines read: per metric `<v>_n`, `<v>_good`,
+ * `<v>_poor` and `<v>_p50`, `_p75`, `_p90` (null without samples).
+ */
+export function vitalSummaries(totals: Record<string, unknown>): Record<Vital, VitalSummary> {
+  const n = vitalOrNull;
+  return Object.fromEntries(
+    VITALS.map((v) => {
+      const samples = Number(totals[`${v}_n`] ?? 0);
+      const good = Number(totals[`${v}_good`] ?? 0);
+      const poor = Number(totals[`${v}_poor`] ?? 0);
+      const share = (k: number) => (samples === 0 ? 0 : k / samples);
+      return [
+        v,
+        {
+          unit: v === 'cls' ? 'score' : 'ms',
+          samples,
+          p50: n(totals[`${v}_p50`]),
+          p75: n(totals[`${v}_p75`]),
+          p90: n(totals[`${v}_p90`]),
+          good: share(good),
+          needs_improvement: share(samples - good - poor),
+          poor: share(poor),
+          thresholds: VITAL_THRESHOLDS[v],
+        } satisfies VitalSummary,
+      ];
+    }),
+  ) as Record<Vital, VitalSummary>;
 }

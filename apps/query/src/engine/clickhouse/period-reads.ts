@@ -1,16 +1,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { bucketSlots } from '../buckets.ts';
-import { CHART_CHANNELS, type Charts, ENGAGED_BINS, PAGES_BINS } from '../charts-sql.ts';
+import { type Charts, chartsFrom, ENGAGED_BINS, PAGES_BINS } from '../charts-sql.ts';
 import type { ReadOptions, Row } from '../duckdb.ts';
 import type { Engine, Heatmap, Retention } from '../engine.ts';
-import {
-  MOMENTS_MAX,
-  type Moment,
-  type MomentBucket,
-  type Moments,
-  SPIKE_FACTOR,
-  SPIKE_MARGIN,
-} from '../moments-sql.ts';
+import { FIRST_COLUMNS, type Moments, momentsFrom, TOPS } from '../moments-sql.ts';
 import { num, str } from '../reads.ts';
 import {
   type AssistantRow,
@@ -18,8 +11,9 @@ import {
   VITALS,
   type Vital,
   type VitalRow,
-  type VitalSummary,
   type VitalsReport,
+  vitalOrNull,
+  vitalSummaries,
 } from '../vitals.ts';
 import { periodScope, scopeVisits } from './period-scope.ts';
 import { readRows } from './reads.ts';
@@ -125,7 +119,6 @@ export async function readRetentionCh(
  */
 const percentile = (column: Vital, level: 0.5 | 0.75 | 0.9) =>
   `quantileExactWeighted(${level})(${column}, 1)`;
-const vitalOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 const p75sOf = (r: Row) =>
   Object.fromEntries(VITALS.map((v) => [v, vitalOrNull(r[`${v}_p75`])])) as Record<Vital, number | null>;
 /** The most pages and devices a report names (vitals.ts). */
@@ -174,28 +167,7 @@ export async function readVitalsCh(
     options,
   );
   const totals = rows.find((r) => r['part'] === 'total') ?? {};
-  const metrics = Object.fromEntries(
-    VITALS.map((v) => {
-      const samples = num(totals[`${v}_n`]);
-      const good = num(totals[`${v}_good`]);
-      const poor = num(totals[`${v}_poor`]);
-      const share = (k: number) => (samples === 0 ? 0 : k / samples);
-      return [
-        v,
-        {
-          unit: v === 'cls' ? 'score' : 'ms',
-          samples,
-          p50: vitalOrNull(totals[`${v}_p50`]),
-          p75: vitalOrNull(totals[`${v}_p75`]),
-          p90: vitalOrNull(totals[`${v}_p90`]),
-          good: share(good),
-          needs_improvement: share(samples - good - poor),
-          poor: share(poor),
-          thresholds: VITAL_THRESHOLDS[v],
-        } satisfies VitalSummary,
-      ];
-    }),
-  ) as Record<Vital, VitalSummary>;
+  const metrics = vitalSummaries(totals);
   const part = (name: string): VitalRow[] =>
     rows
       .filter((r) => r['part'] === name)
@@ -295,74 +267,20 @@ export async function readChartsCh(
     p.values,
     options,
   );
-  // As charts-sql.ts assembles its rows.
-  const index = new Map(slots.map((slot, i) => [slot.key, i]));
-  const series = () => slots.map(() => 0);
-  const channels = new Map<string, number[]>();
-  const first = series();
-  const returning = series();
-  const conversions = series();
-  const pages = PAGES_BINS.map(() => 0);
-  const engagedBins = ENGAGED_BINS.map(() => 0);
-  for (const r of rows) {
-    const card = str(r['card']);
-    const value = str(r['val']);
-    const count = num(r['visits']);
-    const i = index.get(num(r['b']));
-    if (card === 'pages') pages[Number(value)] = count;
-    else if (card === 'engaged') engagedBins[Number(value)] = count;
-    else if (i === undefined) continue;
-    else if (card === 'channel' && value !== null) {
-      const line = channels.get(value) ?? series();
-      line[i] = count;
-      channels.set(value, line);
-    } else if (card === 'new') (value === 'returning' ? returning : first)[i] = count;
-    else if (card === 'goal') conversions[i] = count;
-  }
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const ranked = [...channels.entries()]
-    .map(([channel, line]) => ({ channel, visits: line, total: sum(line) }))
-    .sort((a, b) => b.total - a.total || a.channel.localeCompare(b.channel));
-  const top = ranked.slice(0, CHART_CHANNELS);
-  const rest = ranked.slice(CHART_CHANNELS);
-  if (rest.length > 0) {
-    const other = slots.map((_, i) => sum(rest.map((r) => r.visits[i] ?? 0)));
-    top.push({ channel: 'Other', visits: other, total: sum(other) });
-  }
-  return {
-    bucket: q.bucket,
-    buckets: slots.map((slot) => ({ bucket: slot.label, start: new Date(slot.startMs).toISOString() })),
-    channels: top,
-    new_vs_returning: { first, returning },
-    pages_per_visit: PAGES_BINS.map(([, name], i) => ({ pages: name, visits: pages[i] ?? 0 })),
-    engaged_time: ENGAGED_BINS.map(([, name], i) => ({ range: name, visits: engagedBins[i] ?? 0 })),
-    conversions: q.goals === null ? null : { visits: conversions },
-  };
+  // the bucket key is `b` here (`bkt` is a column of v)
+  return chartsFrom(
+    rows.map((r) => ({ ...r, bkt: r['b'] ?? null })),
+    q.bucket,
+    slots,
+    q.goals !== null,
+  );
 }
-
-/** The dimensions whose busiest value each bucket names (moments-sql.ts's TOPS). */
-const TOPS = { channel: 'channel', referrer: 'referrer', page: 'entry_page', country: 'country' } as const;
-type Top = keyof typeof TOPS;
-/** The dimensions whose first visit ever is a moment, with the fewest visits that make it one. */
-const FIRSTS = { referrer: 3, country: 1, campaign: 1 } as const;
-type First = keyof typeof FIRSTS;
-const FIRST_COLUMNS: Record<First, string> = {
-  referrer: 'referrer',
-  country: 'country',
-  campaign: 'utm_campaign',
-};
 
 /** A visit's (dimension, value) pairs for some dimensions: one row each with `ARRAY JOIN`. */
 const pairs = (columns: Record<string, string>) =>
   `[${Object.entries(columns)
     .map(([name, column]) => `tuple('${name}', ${text(column)})`)
     .join(', ')}]`;
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * A period replayed (moments-sql.ts readMoments): per day or hour its totals and busiest values,
@@ -407,56 +325,10 @@ export async function readMomentsCh(
     p.values,
     options,
   );
-  // As moments-sql.ts assembles its rows.
-  const index = new Map(slots.map((slot, i) => [slot.key, i]));
-  const buckets: MomentBucket[] = slots.map((slot) => ({
-    bucket: slot.label,
-    start: new Date(slot.startMs).toISOString(),
-    visitors: 0,
-    visits: 0,
-    pageviews: 0,
-    top: { channel: null, referrer: null, page: null, country: null },
-  }));
-  const moments: Moment[] = [];
-  for (const r of rows) {
-    const i = index.get(num(r['b']));
-    const b = i === undefined ? undefined : buckets[i];
-    if (!b) continue;
-    const part = str(r['part']);
-    const dim = str(r['dim']);
-    const value = str(r['val']);
-    if (part === 'total') {
-      b.visitors = num(r['n']);
-      b.visits = num(r['m']);
-      b.pageviews = num(r['o']);
-    } else if (part === 'top' && value !== null) {
-      b.top[dim as Top] = { value, visits: num(r['n']) };
-    } else if (part === 'first' && value !== null && num(r['n']) >= FIRSTS[dim as First]) {
-      moments.push({
-        bucket: b.bucket,
-        start: b.start,
-        kind: `first_${dim as First}`,
-        value,
-        count: num(r['n']),
-      });
-    }
-  }
-  const counts = buckets.map((b) => b.visitors);
-  const usual = median(counts);
-  const peak = Math.max(0, ...counts);
-  buckets.forEach((b, i) => {
-    if (b.visitors > 0 && b.visitors === peak && counts.indexOf(peak) === i)
-      moments.push({ bucket: b.bucket, start: b.start, kind: 'peak', value: null, count: b.visitors });
-    else if (b.visitors >= SPIKE_FACTOR * usual && b.visitors - usual >= SPIKE_MARGIN)
-      moments.push({ bucket: b.bucket, start: b.start, kind: 'spike', value: null, count: b.visitors });
-  });
-  const order = ['peak', 'spike', 'first_referrer', 'first_campaign', 'first_country'];
-  moments.sort(
-    (a, b) =>
-      a.start.localeCompare(b.start) ||
-      order.indexOf(a.kind) - order.indexOf(b.kind) ||
-      b.count - a.count ||
-      (a.value ?? '').localeCompare(b.value ?? ''),
+  // the bucket key is `b` here (`bkt` is a column of v)
+  return momentsFrom(
+    rows.map((r) => ({ ...r, bkt: r['b'] ?? null })),
+    q.bucket,
+    slots,
   );
-  return { bucket: q.bucket, buckets, moments: moments.slice(0, MOMENTS_MAX) };
 }
