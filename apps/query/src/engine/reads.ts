@@ -68,8 +68,13 @@ const grid = () => Array.from({ length: 7 }, () => new Array<number>(24).fill(0)
 
 export async function readHeatmap(db: DuckDb, q: PeriodQuery, options: ReadOptions): Promise<Heatmap> {
   const plan = await readTimePlan(db, q.timeZone, q.period, options);
+  return heatmapFrom(await db.read(buildHeatmapQuery(q.site, plan, q.filters), options));
+}
+
+/** The heatmap from rows of weekday (0 = Monday), hour and the three counts (both engines read them). */
+export function heatmapFrom(rows: Row[]): Heatmap {
   const heatmap: Heatmap = { weekdays: WEEKDAYS, visitors: grid(), visits: grid(), pageviews: grid() };
-  for (const row of await db.read(buildHeatmapQuery(q.site, plan, q.filters), options)) {
+  for (const row of rows) {
     const w = num(row['weekday']);
     const h = num(row['hour']);
     heatmap.visitors[w]![h] = num(row['visitors']);
@@ -273,11 +278,16 @@ export async function readWindowTotals(
     },
     options,
   );
+  return windowTotalsFrom(rows, q.buckets);
+}
+
+/** Window totals from rows of bucket `b` (null: the whole window) and its counts (both engines read them). */
+export function windowTotalsFrom(rows: Row[], buckets: number): WindowTotals {
   const out: WindowTotals = {
     visitors: 0,
     visits: 0,
     pageviews: 0,
-    series: Array.from({ length: q.buckets }, () => ({ visitors: 0, visits: 0, pageviews: 0 })),
+    series: Array.from({ length: buckets }, () => ({ visitors: 0, visits: 0, pageviews: 0 })),
   };
   for (const r of rows) {
     const counts = { visitors: num(r['visitors']), visits: num(r['visits']), pageviews: num(r['pageviews']) };

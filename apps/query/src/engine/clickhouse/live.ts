@@ -3,7 +3,7 @@ import { visitorKeyOf } from '../../visits/model.ts';
 import type { ReadOptions } from '../duckdb.ts';
 import type { Journey, JourneyVisit, LiveEvent, NowNumbers } from '../engine.ts';
 import type { Lifetime } from '../lifetime.ts';
-import { journeyVisit, liveEvent, nowAnswer, num, type WindowTotals } from '../reads.ts';
+import { journeyVisit, liveEvent, nowAnswer, num, type WindowTotals, windowTotalsFrom } from '../reads.ts';
 import { activityKindSql } from '../visits-sql.ts';
 import { readRows } from './reads.ts';
 import { ChParams } from './report-sql.ts';
@@ -211,18 +211,7 @@ export async function readWindowTotalsCh(
     p.values,
     options,
   );
-  const out: WindowTotals = {
-    visitors: 0,
-    visits: 0,
-    pageviews: 0,
-    series: Array.from({ length: q.buckets }, () => ({ visitors: 0, visits: 0, pageviews: 0 })),
-  };
-  for (const r of rows) {
-    const counts = { visitors: num(r['visitors']), visits: num(r['visits']), pageviews: num(r['pageviews']) };
-    if (r['b'] === null || r['b'] === undefined) Object.assign(out, counts);
-    else out.series[Number(r['b'])] = counts;
-  }
-  return out;
+  return windowTotalsFrom(rows, q.buckets);
 }
 
 /** Lifetime counts of the visits that started before the end of `day` in the site's time zone. */

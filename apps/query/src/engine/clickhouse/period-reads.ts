@@ -4,7 +4,7 @@ import { type Charts, chartsFrom, ENGAGED_BINS, PAGES_BINS } from '../charts-sql
 import type { ReadOptions, Row } from '../duckdb.ts';
 import type { Engine, Heatmap, Retention } from '../engine.ts';
 import { FIRST_COLUMNS, type Moments, momentsFrom, TOPS } from '../moments-sql.ts';
-import { num, str } from '../reads.ts';
+import { heatmapFrom, num, str } from '../reads.ts';
 import {
   type AssistantRow,
   VITAL_THRESHOLDS,
@@ -39,9 +39,6 @@ const NULL_NUM = 'CAST(NULL AS Nullable(Float64))';
 const NULL_TEXT = 'CAST(NULL AS Nullable(String))';
 const text = (sql: string) => `CAST(${sql} AS Nullable(String))`;
 
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
-const grid = () => Array.from({ length: 7 }, () => new Array<number>(24).fill(0));
-
 /** Visits, visitors and pageviews per local weekday (Monday first) and hour of the visit's start. */
 export async function readHeatmapCh(
   client: ClickHouseClient,
@@ -60,15 +57,7 @@ export async function readHeatmapCh(
     s.p.values,
     options,
   );
-  const heatmap: Heatmap = { weekdays: WEEKDAYS, visitors: grid(), visits: grid(), pageviews: grid() };
-  for (const row of rows) {
-    const w = num(row['weekday']);
-    const h = num(row['hour']);
-    heatmap.visitors[w]![h] = num(row['visitors']);
-    heatmap.visits[w]![h] = num(row['visits']);
-    heatmap.pageviews[w]![h] = num(row['pageviews']);
-  }
-  return heatmap;
+  return heatmapFrom(rows);
 }
 
 /**
