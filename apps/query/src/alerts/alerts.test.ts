@@ -427,7 +427,7 @@ function alertsDeps(env: Record<string, string>): QueryDeps {
     logger: createLogger({ level: 'silent', name: 'test' }),
     now: clock.now,
     control: control.ctl,
-    analytics: { engine },
+    analytics: { engine, engineState: { ready: true, waiting: null, since: null } },
   } as unknown as QueryDeps;
 }
 
