@@ -7,7 +7,14 @@ import { runAttribution, runGoalPayers } from './attribution.ts';
 import { readCharts } from './charts-sql.ts';
 import { buildBotCountersQuery, buildCrawlCountersQuery, type CrawlCounterQuery } from './counters-sql.ts';
 import { type DuckDbOptions, openDuckDb, type ReadOptions } from './duckdb.ts';
-import type { BatchWriter, BotCounterRow, CrawlCounterRow, Engine, ReadControl } from './engine.ts';
+import {
+  applyWhole,
+  type BatchWriter,
+  type BotCounterRow,
+  type CrawlCounterRow,
+  type Engine,
+  type ReadControl,
+} from './engine.ts';
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
@@ -36,6 +43,7 @@ import {
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
 import { createRollups, dropOtherZones, requestHistory } from './rollups.ts';
 import { readAssistants, readVitals } from './vitals.ts';
+import { holdWriter } from './writer-hold.ts';
 
 export interface DuckDbEngineOptions extends DuckDbOptions {
   /** the clock for right-now numbers (tests pin it) */
@@ -150,19 +158,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       opened = openStore();
       return opened;
     });
-    let release: () => void = () => {};
-    const ended = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let taken: () => void = () => {};
-    const holding = new Promise<void>((resolve) => {
-      taken = resolve;
-    });
-    const held = write(async () => {
-      taken();
-      await ended;
-    }, false);
-    await holding;
+    const { release, held } = await holdWriter((work) => write(work, false));
     let loading: LoadingBatch;
     try {
       loading = await loader.begin();
@@ -215,16 +211,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       return run;
     },
     beginBatch,
-    applyBatch: async (batch) => {
-      const writer = await beginBatch();
-      try {
-        await writer.add(batch.records);
-        return await writer.commit();
-      } catch (error) {
-        writer.abort();
-        throw error;
-      }
-    },
+    applyBatch: (batch) => applyWhole(beginBatch, batch),
     positions: () => write(() => readPositions(db.writer)),
     report: (q) => runReport(db, q.site, q.timeZone, q.params, { signal: q.signal }, rollups),
     breakdown: (q) => runBreakdown(db, q, { signal: q.signal }, rollups),

@@ -31,6 +31,18 @@ export interface BatchWriter {
   abort(): void;
 }
 
+/** Loads a whole batch through `begin`: added at once, committed, or aborted when anything fails. */
+export async function applyWhole(begin: () => Promise<BatchWriter>, batch: Batch): Promise<BatchResult> {
+  const writer = await begin();
+  try {
+    await writer.add(batch.records);
+    return await writer.commit();
+  } catch (error) {
+    writer.abort();
+    throw error;
+  }
+}
+
 export interface Engine {
   /** Loads a batch of WAL records; calls are serialised internally. */
   applyBatch(batch: Batch): Promise<BatchResult>;

@@ -5,6 +5,7 @@ import type { WalBotDrop, WalCrawl, WalRecord } from '@footfall/schema';
 import { type Assignment, VisitBatch, type VisitRow } from '../visits/engine.ts';
 import { eventTime, type LoadEvent } from '../visits/model.ts';
 import type { VisitorStore } from '../visits/store.ts';
+import { applyWhole } from './engine.ts';
 import { instant, replayBatch } from './load-replay.ts';
 import {
   BATCH_VISITS_SQL,
@@ -163,15 +164,8 @@ export class Loader {
   }
 
   /** Loads one batch of records (see LoadingBatch). */
-  async apply(batch: Batch): Promise<BatchResult> {
-    const loading = await this.begin();
-    try {
-      await loading.add(batch.records);
-      return await loading.commit();
-    } catch (error) {
-      loading.abort();
-      throw error;
-    }
+  apply(batch: Batch): Promise<BatchResult> {
+    return applyWhole(() => this.begin(), batch);
   }
 
   /** Starts a batch: add slices of records to it, then commit it (or abort it). */

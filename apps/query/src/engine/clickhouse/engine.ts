@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { VisitorStore } from '../../visits/store.ts';
 import type { ReadOptions } from '../duckdb.ts';
-import type { BatchWriter, Engine } from '../engine.ts';
+import { applyWhole, type BatchWriter, type Engine } from '../engine.ts';
 import type { BatchResult } from '../loader.ts';
 import { breakdownFrom, dailyVisitorsFrom, reportFrom } from '../report.ts';
+import { holdWriter } from '../writer-hold.ts';
 import { type ClickHouseTarget, clickhouseClient, waitForServer } from './connection.ts';
 import {
   readBotCountersCh,
@@ -139,19 +140,7 @@ function clickhouseEngine(
   const source = clickhouseReportSource(client);
 
   const beginBatch = async (): Promise<BatchWriter> => {
-    let release: () => void = () => {};
-    const ended = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let taken: () => void = () => {};
-    const holding = new Promise<void>((resolve) => {
-      taken = resolve;
-    });
-    void write(async () => {
-      taken();
-      await ended;
-    });
-    await holding;
+    const { release } = await holdWriter(write);
     let batch: Awaited<ReturnType<ClickHouseLoader['begin']>>;
     try {
       batch = await loader.begin();
@@ -179,16 +168,7 @@ function clickhouseEngine(
 
   return {
     beginBatch,
-    applyBatch: async (b) => {
-      const w = await beginBatch();
-      try {
-        await w.add(b.records);
-        return await w.commit();
-      } catch (error) {
-        w.abort();
-        throw error;
-      }
-    },
+    applyBatch: (batch) => applyWhole(beginBatch, batch),
     positions: () => write(() => loader.positions()),
     get generation() {
       return generation;

@@ -16,7 +16,7 @@ import {
   settleLo,
 } from '../../visits/replay.ts';
 import type { VisitorStore } from '../../visits/store.ts';
-import type { BatchWriter } from '../engine.ts';
+import { applyWhole, type BatchWriter } from '../engine.ts';
 import {
   type Batch,
   BatchIntake,
@@ -188,15 +188,8 @@ export class ClickHouseLoader {
   }
 
   /** Loads one batch of records. */
-  async apply(batch: Batch): Promise<BatchResult> {
-    const loading = await this.begin();
-    try {
-      await loading.add(batch.records);
-      return await loading.commit();
-    } catch (error) {
-      loading.abort();
-      throw error;
-    }
+  apply(batch: Batch): Promise<BatchResult> {
+    return applyWhole(() => this.begin(), batch);
   }
 
   /** Starts a batch (a batch whose inserts could not all be sent is finished first). */
