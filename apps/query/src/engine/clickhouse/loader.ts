@@ -1,41 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { type Assignment, VisitBatch, type VisitRow, visitRow } from '../../visits/engine.ts';
+import { VisitBatch, visitRow } from '../../visits/engine.ts';
 import { sessionIdOf } from '../../visits/model.ts';
-import {
-  type Group,
-  groupIndex,
-  type ReplayGroup,
-  replay,
-  replayGroups,
-  replayInputs,
-  type StoredEvent,
-  settleLo,
-} from '../../visits/replay.ts';
 import type { VisitorStore } from '../../visits/store.ts';
+import { BatchIntake, statusClass } from '../batch-intake.ts';
 import { applyWhole, type BatchWriter } from '../engine.ts';
-import {
-  type Batch,
-  BatchIntake,
-  type BatchRecord,
-  type BatchResult,
-  DEDUPE_WINDOW_MS,
-  statusClass,
-} from '../loader.ts';
-import {
-  cancelOf,
-  chTime,
-  eventRow,
-  type Row,
-  reassigned,
-  storedEventOf,
-  storedVisitOf,
-  visitRowOf,
-} from './rows.ts';
+import { type Batch, type BatchRecord, type BatchResult, DEDUPE_WINDOW_MS } from '../loader.ts';
+import { type Replayed, replayStaged } from './load-replay.ts';
+import { readRows } from './reads.ts';
+import { cancelOf, chTime, eventRow, type Row, visitRowOf } from './rows.ts';
 import { type Manifest, SpoolWriter, spooledBatches } from './spool.ts';
+import { INSERT_SETTINGS, insertRows, stagedLines } from './staging.ts';
 
 /**
  * Loads WAL records into ClickHouse (DESIGN.md, section 4). The visit rules run in memory on the
@@ -76,29 +53,6 @@ export interface ClickHouseLoaderOptions {
 /** The store cannot go on with this database, and rebuilding it from ClickHouse is not built yet. */
 export class StoreMismatchError extends Error {}
 
-const INSERT_SETTINGS = { async_insert: 0, insert_deduplicate: 1 } as const;
-
-/** Runs a query and reads its rows (JSONEachRow). */
-async function select<T>(
-  client: ClickHouseClient,
-  query: string,
-  params: Record<string, unknown> = {},
-): Promise<T[]> {
-  const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
-  return result.json<T>();
-}
-
-/** Inserts rows (JSONEachRow objects) into a scratch table. */
-async function insertRows(client: ClickHouseClient, table: string, rows: readonly Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  await client.insert({
-    table,
-    values: rows as Row[],
-    format: 'JSONEachRow',
-    clickhouse_settings: INSERT_SETTINGS,
-  });
-}
-
 export class ClickHouseLoader {
   #generation = 0;
   #storeId = '';
@@ -129,9 +83,10 @@ export class ClickHouseLoader {
   async open(): Promise<{ resent: boolean }> {
     mkdirSync(this.spool, { recursive: true });
     const committed = await this.#committedGeneration();
-    const state = await select<{ value: string }>(
+    const state = await readRows<{ value: string }>(
       this.client,
       "SELECT argMax(value, at) AS value FROM engine_state WHERE key = 'store_id' HAVING count() > 0",
+      {},
     );
     const dbStoreId = state[0]?.value ?? null;
     const mine = this.store.state;
@@ -171,18 +126,20 @@ export class ClickHouseLoader {
   }
 
   async #committedGeneration(): Promise<number> {
-    const rows = await select<{ g: number }>(
+    const rows = await readRows<{ g: number }>(
       this.client,
       'SELECT toUInt32(max(gen)) AS g FROM stream_positions',
+      {},
     );
     return Number(rows[0]?.g ?? 0);
   }
 
   /** The last applied sequence number of every stream. */
   async positions(): Promise<Map<string, bigint>> {
-    const rows = await select<{ stream: string; seq: string }>(
+    const rows = await readRows<{ stream: string; seq: string }>(
       this.client,
       'SELECT stream, max(seq) AS seq FROM stream_positions GROUP BY stream',
+      {},
     );
     return new Map(rows.map((r) => [r.stream, BigInt(r.seq)]));
   }
@@ -242,29 +199,6 @@ export class ClickHouseLoader {
     }
     this.step('committed');
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * An event of the batch as staged: its site, id, the visitor it is stored under (its visit's
- * owner; itself when none) and the one it came from, then its row (a line: the JSON of these four,
- * a tab, the row's JSON).
- */
-interface StagedKey {
-  site: string;
-  id: string;
-  owner: string;
-  visitor: string;
-}
-
-/** The staged lines of a file, in order, each with its key and the row's text (not parsed). */
-async function* stagedLines(path: string): AsyncGenerator<{ key: StagedKey; row: string }> {
-  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
-    if (line === '') continue;
-    const tab = line.indexOf('\t');
-    const [site, id, owner, visitor] = JSON.parse(line.slice(0, tab)) as [string, string, string, string];
-    yield { key: { site, id, owner, visitor }, row: line.slice(tab + 1) };
   }
 }
 
@@ -348,7 +282,18 @@ export class ClickHouseBatch implements BatchWriter {
       result.events = this.#staged - copies.size;
       const visits = this.#visits;
       visits.finish();
-      const replayed = visits.replay.size > 0 ? await this.#replay(copies) : null;
+      const replayed =
+        visits.replay.size > 0
+          ? await replayStaged({
+              client: loader.client,
+              store,
+              visits,
+              firstAt: this.#firstAt,
+              staging: this.#staging,
+              copies,
+              generation: this.generation,
+            })
+          : null;
       // 2. the spool
       spool = new SpoolWriter(loader.spool, this.generation, this.#tag());
       if (this.#staged > 0) {
@@ -442,7 +387,7 @@ export class ClickHouseBatch implements BatchWriter {
     for await (const _ of sent.stream) {
       // read to the end
     }
-    const found = await select<{ site: string; id: string }>(
+    const found = await readRows<{ site: string; id: string }>(
       client,
       `SELECT site, id FROM events
        WHERE site IN {sites:Array(String)} AND ts >= {from:DateTime64(3, 'UTC')} AND sign > 0
@@ -460,117 +405,6 @@ export class ClickHouseBatch implements BatchWriter {
       this.#visits.leaveToReplay(key.site, key.visitor);
     }
     return copies;
-  }
-
-  /**
-   * Rebuilds the visitors left to the replay (visits/replay.ts) from their stored visits and
-   * events (read collapsed, before anything of the batch is written) and the batch's own.
-   * Returns the events to write (cancels of changed stored events, their new states, and the
-   * batch's events of these visitors), the visits to cancel and write, and who was rebuilt.
-   */
-  async #replay(copies: ReadonlyMap<string, string>): Promise<Replayed> {
-    const { client, store } = this.loader;
-    const groups = replayGroups(this.#visits, this.#firstAt);
-    const { groupOf, byKey } = groupIndex(groups, (visitor) => store.keyOf(visitor));
-    const keysFrom = async (since: (g: Group) => number): Promise<string> => {
-      const attempt = randomUUID();
-      const rows: Row[] = [];
-      for (const g of groups) {
-        for (const visitor of g.visitors) {
-          rows.push({
-            attempt,
-            site: g.site,
-            visitor_key: String(store.keyOf(visitor)),
-            since: chTime(since(g)),
-          });
-        }
-      }
-      await insertRows(client, 'load_keys', rows);
-      return attempt;
-    };
-    const sites = [...new Set(groups.map((g) => g.site))];
-    const storedVisits = new Map<string, Row>();
-    const visits = await settleLo(groups, groupOf, async (since) => {
-      const attempt = await keysFrom(since);
-      const rows = await select<Row>(
-        client,
-        `SELECT s.* FROM sessions AS s FINAL
-         INNER JOIN (SELECT site, visitor_key, since FROM load_keys WHERE attempt = {attempt:UUID}) AS k
-           ON s.site = k.site AND s.visitor_key = k.visitor_key
-         WHERE s.site IN {sites:Array(String)} AND s.last_at >= k.since`,
-        { attempt, sites },
-      );
-      const out = [];
-      for (const row of rows) {
-        const site = row['site'] as string;
-        const visitor = row['visitor'] as string;
-        if (!groupOf.has(`${site}\u0000${visitor}`)) continue;
-        const start = Date.parse(`${(row['started_at'] as string).replace(' ', 'T')}Z`);
-        storedVisits.set(`${site}\u0000${visitor}\u0000${start}`, row);
-        out.push(storedVisitOf(row, sessionIdOf(site, visitor, start)));
-      }
-      return out;
-    });
-    const inputs = replayInputs(groups, groupOf, visits);
-    const attempt = await keysFrom((g) => g.lo);
-    let from = Number.POSITIVE_INFINITY;
-    for (const g of groups) from = Math.min(from, g.lo);
-    const storedRows = await select<Row>(
-      client,
-      `SELECT e.* FROM events AS e FINAL
-       INNER JOIN (SELECT site, visitor_key, since FROM load_keys WHERE attempt = {attempt:UUID}) AS k
-         ON e.site = k.site AND e.visitor_key = k.visitor_key
-       WHERE e.site IN {sites:Array(String)} AND e.ts >= {from:DateTime64(3, 'UTC')} AND e.ts >= k.since`,
-      { attempt, sites, from: chTime(from) },
-    );
-    /** every event the replay walks, by site, id and time: its row and whether it is stored */
-    const rowOf = new Map<string, { row: Row; stored: boolean }>();
-    const add = (row: Row, stored: boolean): void => {
-      const of = byKey.get(`${row['site']}\u0000${row['visitor_key']}`);
-      if (of === undefined) return;
-      const visitor = of.visitor;
-      const e: StoredEvent = storedEventOf(row, visitor, (start) =>
-        sessionIdOf(of.group.site, visitor, start),
-      );
-      inputs.get(of.group)!.events.push(e);
-      rowOf.set(`${e.site}\u0000${e.id}\u0000${e.ts}`, { row, stored });
-    };
-    for (const row of storedRows) add(row, true);
-    const batchEvents: Row[] = [];
-    for await (const { key, row } of stagedLines(this.#staging)) {
-      if (copies.has(`${key.site}\u0000${key.id}`) || !groupOf.has(`${key.site}\u0000${key.owner}`)) continue;
-      const parsed = JSON.parse(row) as Row;
-      add(parsed, false);
-      batchEvents.push(parsed);
-    }
-    const rows: VisitRow[] = [];
-    const events: Row[] = [];
-    const updated = new Map<string, Assignment>();
-    for (const [group, input] of inputs as Map<Group, ReplayGroup>) {
-      const out = replay(store, input, (visitor) => store.committedCopy(group.site, visitor));
-      for (const record of out.records) store.replace(record);
-      rows.push(...out.rows);
-      for (const u of out.updates) updated.set(`${u.site}\u0000${u.id}\u0000${u.ts}`, u);
-    }
-    for (const [k, a] of updated) {
-      const known = rowOf.get(k);
-      if (known === undefined || !known.stored) continue;
-      events.push(cancelOf(known.row), reassigned(known.row, a, this.generation));
-    }
-    for (const row of batchEvents) {
-      const a = updated.get(
-        `${row['site']}\u0000${row['id']}\u0000${Date.parse(`${(row['ts'] as string).replace(' ', 'T')}Z`)}`,
-      );
-      events.push(a === undefined ? row : reassigned(row, a, this.generation));
-    }
-    // the stored visits the replay rebuilt: those of each group from its lo on
-    const cancels: Row[] = [];
-    for (const [k, row] of storedVisits) {
-      const [site, visitor, start] = k.split('\u0000') as [string, string, string];
-      const group = groupOf.get(`${site}\u0000${visitor}`);
-      if (group !== undefined && Number(start) >= group.lo) cancels.push(row);
-    }
-    return { visitors: new Set(groupOf.keys()), rows, cancels, events };
   }
 
   /**
@@ -640,13 +474,4 @@ export class ClickHouseBatch implements BatchWriter {
       JSON.stringify({ site: row.site, day: row.day, kind: row.kind, hits: n }),
     );
   }
-}
-
-interface Replayed {
-  /** the rebuilt visitors, by site and id */
-  visitors: Set<string>;
-  rows: VisitRow[];
-  /** the stored visits they replace (rows as read) */
-  cancels: Row[];
-  events: Row[];
 }
