@@ -101,9 +101,12 @@ export function filterSql(
         const kind = filter.dim === 'page' ? "kind = 'pv' AND path" : "kind = 'ev' AND name";
         match = filter.value === null ? `${kind} IS NULL` : `${kind} = ${p.add(filter.value, 'String')}`;
       }
-      return `(visitor_key, started_at) IN (SELECT visitor_key, assumeNotNull(visit_start) FROM events FINAL
+      // the visits with a live matching event: its rows' signs sum to more than 0 (a rewritten
+      // event's -1 is an exact copy of its old +1, so the pair adds nothing), with no FINAL
+      return `(visitor_key, started_at) IN (SELECT visitor_key, assumeNotNull(visit_start) FROM events
         WHERE site = ${p.add(site, 'String')} AND ${match}
-          AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end})`;
+          AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end}
+        GROUP BY visitor_key, visit_start HAVING sum(sign) > 0)`;
     }
     const column = DIMENSION_COLUMNS[filter.dim];
     return filter.value === null ? `${column} IS NULL` : `${column} = ${p.add(filter.value, 'String')}`;
@@ -112,16 +115,20 @@ export function filterSql(
 }
 
 const NULL_INT = 'CAST(NULL AS Nullable(Int64))';
-const NULL_TEXT = 'CAST(NULL AS Nullable(String))';
-/** The key columns of a row: section, day, chart bucket and value. */
-const head = (section: string, day: string, bkt: string, val: string) =>
-  `${section} AS section, ${day} AS day, ${bkt} AS bkt, ${val} AS val`;
 
 const VISIT_SUMS = `toFloat64(uniqExact(visitor_key)) AS visitors, toFloat64(count()) AS visits,
   toFloat64(sum(pageviews)) AS pageviews, toFloat64(countIf(bounce)) AS bounces,
   toFloat64(sum(duration_ms)) AS duration_ms, toFloat64(0) AS hits`;
 
-/** The report statement (report-sql.ts buildReportQuery's rows) and its parameters. */
+/** A grouping set's column, or NULL in the rows of the sets without it. */
+const ifGrouped = (column: string, value: string) => `if(grouping(${column}) = 0, ${value}, NULL)`;
+
+/**
+ * The report statement (report-sql.ts buildReportQuery's rows) and its parameters: one pass over
+ * the period's visits (`GROUPING SETS`: the total, the chart, and each breakdown, per day too)
+ * and one over its pages and custom events, each row's section told by which columns it is
+ * grouped by (`grouping()`, standard: 0 for a column of the row's set).
+ */
 export function buildReportQuery(input: ReportSqlInput): { query: string; params: Record<string, unknown> } {
   const p = new ChParams();
   const { plan } = input;
@@ -131,59 +138,54 @@ export function buildReportQuery(input: ReportSqlInput): { query: string; params
   const where = filterSql(input.filters, input.site, { start, end }, p);
   const local = localMsSql('started_at', plan, p);
   const dims = input.dimensions;
-  const dimCols = dims.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${d}`).join('');
+  const dimCol = (d: string) => `x_${d}`;
+  const dimCols = dims.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${dimCol(d)}`).join('');
   // a bounce is a visit of exactly one pageview and no custom event
   const visits = `SELECT visitor_key, started_at, pageviews, pageviews = 1 AND events = 0 AS bounce, duration_ms${dimCols},
-      ${bucketKeySql(input.bucket, 'started_at', local)} AS bkt, intDiv(${local}, ${DAY}) AS day
+      ${bucketKeySql(input.bucket, 'started_at', local)} AS s_bkt, intDiv(${local}, ${DAY}) AS s_day
     FROM sessions FINAL
     WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end} AND ${where}`;
-  const totals = [
-    `SELECT ${head("'total'", NULL_INT, NULL_INT, NULL_TEXT)}, ${VISIT_SUMS} FROM s`,
-    `SELECT ${head("'chart'", NULL_INT, 'toNullable(toInt64(bkt))', NULL_TEXT)}, ${VISIT_SUMS} FROM s GROUP BY bkt`,
+  const sets = ['()', '(s_bkt)', ...dims.map((d) => `(${dimCol(d)})`)];
+  if (input.daily) sets.push(...dims.map((d) => `(s_day, ${dimCol(d)})`));
+  const section = `multiIf(grouping(s_bkt) = 0, 'chart', ${dims.map((d) => `grouping(${dimCol(d)}) = 0, '${d}', `).join('')}'total')`;
+  const val =
+    dims.length === 0
+      ? 'CAST(NULL AS Nullable(String))'
+      : `multiIf(${dims.map((d) => `grouping(${dimCol(d)}) = 0, CAST(${dimCol(d)} AS Nullable(String)), `).join('')}NULL)`;
+  const branches = [
+    `SELECT ${section} AS section, ${input.daily ? ifGrouped('s_day', 'toInt64(s_day)') : NULL_INT} AS day,
+      ${ifGrouped('s_bkt', 'toInt64(s_bkt)')} AS bkt, ${val} AS val, ${VISIT_SUMS}
+    FROM s GROUP BY GROUPING SETS (${sets.join(', ')})`,
   ];
-  const rows: string[] = [];
-  for (const d of dims) {
-    const val = `CAST(${d} AS Nullable(String))`;
-    rows.push(`SELECT ${head(`'${d}'`, NULL_INT, NULL_INT, val)}, ${VISIT_SUMS} FROM s GROUP BY ${d}`);
-    if (input.daily) {
-      rows.push(
-        `SELECT ${head(`'${d}'`, 'toNullable(toInt64(day))', NULL_INT, val)}, ${VISIT_SUMS} FROM s GROUP BY day, ${d}`,
-      );
-    }
-  }
   if (input.pagesAndEvents) {
     const eventLocal = localMsSql('assumeNotNull(visit_start)', plan, p);
     const filtered =
       input.filters.length > 0
         ? 'AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM s)'
         : '';
-    // a page's visits are its first views in a visit, its visitors theirs (visits/engine.ts)
-    const views = `SELECT kind = 'pv' AS pv, CAST(if(kind = 'pv', path, name) AS Nullable(String)) AS val, visit_first,
-        visitor_key, intDiv(${eventLocal}, ${DAY}) AS day
-      FROM events FINAL
-      WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered}`;
-    const sums = `toFloat64(uniqExactIf(visitor_key, visit_first)) AS visitors, toFloat64(countIf(visit_first)) AS visits,
-      toFloat64(0) AS pageviews, toFloat64(0) AS bounces, toFloat64(0) AS duration_ms, toFloat64(count()) AS hits`;
-    const section = "if(pv, 'pages', 'events')";
-    rows.push(`SELECT ${head(section, NULL_INT, NULL_INT, 'val')}, ${sums} FROM (${views}) GROUP BY pv, val`);
-    if (input.daily) {
-      rows.push(
-        `SELECT ${head(section, 'toNullable(toInt64(day))', NULL_INT, 'val')}, ${sums} FROM (${views}) GROUP BY pv, day, val`,
-      );
-    }
+    // A page's visits are its first views in a visit, its visitors theirs (visits/engine.ts).
+    // Summed by sign per visitor, with no FINAL: a rewritten event's -1 cancels its old +1.
+    const views = `SELECT kind = 'pv' AS pv, CAST(if(kind = 'pv', path, name) AS Nullable(String)) AS e_val,
+        intDiv(${eventLocal}, ${DAY}) AS e_day, visitor_key, sum(sign) AS h, sumIf(sign, visit_first) AS vf
+      FROM events
+      WHERE site = ${site} AND kind IN ('pv', 'ev') AND visit_start >= ${start} AND visit_start < ${end} ${filtered}
+      GROUP BY pv, e_val, e_day, visitor_key`;
+    const eventSets = ['(pv, e_val)', ...(input.daily ? ['(pv, e_day, e_val)'] : [])];
+    branches.push(`SELECT if(pv, 'pages', 'events') AS section,
+        ${input.daily ? ifGrouped('e_day', 'toInt64(e_day)') : NULL_INT} AS day, ${NULL_INT} AS bkt, e_val AS val,
+        toFloat64(uniqExactIf(visitor_key, vf > 0)) AS visitors, toFloat64(sum(vf)) AS visits,
+        toFloat64(0) AS pageviews, toFloat64(0) AS bounces, toFloat64(0) AS duration_ms, toFloat64(sum(h)) AS hits
+      FROM (${views}) GROUP BY GROUPING SETS (${eventSets.join(', ')}) HAVING hits > 0`);
   }
+  // the total and each chart bucket are rows of their own; breakdowns keep their top rows per day
+  const whole = "section IN ('total', 'chart')";
   const search =
     input.search === undefined
       ? ''
-      : `WHERE positionUTF8(lowerUTF8(val), lowerUTF8(${p.add(input.search, 'String')})) > 0`;
-  const limited =
-    rows.length === 0
-      ? ''
-      : `UNION ALL
-    SELECT * FROM (SELECT * FROM (${rows.join('\nUNION ALL\n')}) ${search}
-      ORDER BY section, day, visitors DESC, val ASC NULLS LAST LIMIT ${p.add(input.limit, 'UInt32')} BY section, day)`;
+      : `WHERE ${whole} OR positionUTF8(lowerUTF8(val), lowerUTF8(${p.add(input.search, 'String')})) > 0`;
   const query = `WITH s AS (${visits})
-    SELECT * FROM (${totals.join('\nUNION ALL\n')})
-    ${limited}`;
+    SELECT * FROM (${branches.join('\nUNION ALL\n')}) ${search}
+    ORDER BY section, day, visitors DESC, val ASC NULLS LAST
+    LIMIT ${p.add(input.limit, 'UInt32')} BY section, day, if(${whole}, bkt, NULL)`;
   return { query, params: p.values };
 }
