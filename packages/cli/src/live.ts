@@ -14,12 +14,19 @@ export async function checkLive(service: string | undefined, config: Config): Pr
     console.error('usage: footfall live ingest|query');
     return 2;
   }
+  const ok = await answers(service, config);
+  if (!ok) console.error(`footfall: the ${service} service does not answer ${LIVENESS_PATH}`);
+  return ok ? 0 : 1;
+}
+
+/** Whether a service of this data directory answers `GET /livez` within 3 seconds. */
+export function answers(service: 'ingest' | 'query', config: Config): Promise<boolean> {
   const { host, port } = config.addr;
   const target =
     service === 'query'
       ? { socketPath: dataPaths(config.dataDir).querySocket }
       : { host: host === undefined || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host, port };
-  const ok = await new Promise<boolean>((resolve) => {
+  return new Promise<boolean>((resolve) => {
     const req = request({ ...target, path: LIVENESS_PATH, timeout: 3000 }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
@@ -28,6 +35,4 @@ export async function checkLive(service: string | undefined, config: Config): Pr
     req.on('error', () => resolve(false));
     req.end();
   });
-  if (!ok) console.error(`footfall: the ${service} service does not answer ${LIVENESS_PATH}`);
-  return ok ? 0 : 1;
 }

@@ -24,6 +24,7 @@ Usage: footfall <command>
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
   mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
   geo       update <dir> [--kind country|city]: refresh a shared FOOTFALL_GEO_DIR
+  engine    copy --to clickhouse: copy this installation's DuckDB data into ClickHouse
 
 Every setting is an optional FOOTFALL_* environment variable: see docs/configuration.md.
 `;
@@ -94,6 +95,19 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runGeo(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
+      });
+      return;
+    }
+    case 'engine': {
+      const { runEngine } = await import('./engine.ts');
+      process.exitCode = await runEngine(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+        // on a terminal one line rewritten in place; else a line every 10 %
+        progress: (line, pct) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r${line}${pct === 100 ? '\n' : ''}`);
+          else if (pct % 10 === 0) process.stderr.write(`${line}\n`);
+        },
       });
       return;
     }

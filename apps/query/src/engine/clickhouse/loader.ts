@@ -89,6 +89,16 @@ export class ClickHouseLoader {
       {},
     );
     const dbStoreId = state[0]?.value ?? null;
+    const copy = await readRows<{ value: string }>(
+      this.client,
+      "SELECT argMax(value, at) AS value FROM engine_state WHERE key = 'copy' HAVING count() > 0",
+      {},
+    );
+    if (copy[0]?.value.startsWith('running:')) {
+      throw new StoreMismatchError(
+        'a copy from DuckDB into this database is unfinished: run footfall engine copy --to clickhouse again to finish it',
+      );
+    }
     const mine = this.store.state;
     if (dbStoreId === null || mine.storeId !== dbStoreId || mine.generation === null) {
       if (committed > 0) {
