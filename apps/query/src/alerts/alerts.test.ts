@@ -66,6 +66,7 @@ beforeEach(async () => {
   });
   received = [];
   failNext = 0;
+  tailerLag = 0;
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
@@ -106,6 +107,8 @@ beforeEach(async () => {
 });
 let receiverPort: number;
 let homepagePort: number;
+/** WAL records the tailer has not loaded yet (the fake tailer's lag) */
+let tailerLag = 0;
 
 afterEach(async () => {
   await alerts.stop();
@@ -222,6 +225,25 @@ describe('alerts', () => {
     await alerts.tick();
     expect(kinds()).toEqual(['tracking_stopped:started']);
     await visits(clock.now(), 1, 'back-');
+    clock.advance(60_000);
+    await alerts.tick();
+    expect(kinds()).toEqual(['tracking_stopped:started', 'tracking_stopped:cleared']);
+    expect(installCheckOf(control.ctl, site.id)!.stoppedAt).toBeNull();
+  });
+
+  it('judges no site quiet while the tailer has a backlog, and clears a stop once older visits are loaded', async () => {
+    await webhook(['tracking_stopped']);
+    await visits(clock.now() - 3 * DAY, 3);
+    // a restart after downtime: the WAL holds newer visits than the engine yet
+    tailerLag = 5_000;
+    await alerts.tick();
+    expect(kinds()).toEqual([]);
+    expect(installCheckOf(control.ctl, site.id)).toBeUndefined();
+    tailerLag = 0;
+    await alerts.tick();
+    expect(kinds()).toEqual(['tracking_stopped:started']);
+    // visits that came before the check, loaded only now: the site is not quiet after all
+    await visits(clock.now() - 3_600_000, 1, 'late-');
     clock.advance(60_000);
     await alerts.tick();
     expect(kinds()).toEqual(['tracking_stopped:started', 'tracking_stopped:cleared']);
@@ -427,7 +449,15 @@ function alertsDeps(env: Record<string, string>): QueryDeps {
     logger: createLogger({ level: 'silent', name: 'test' }),
     now: clock.now,
     control: control.ctl,
-    analytics: { engine, engineState: { ready: true, waiting: null, since: null } },
+    analytics: {
+      engine,
+      engineState: { ready: true, waiting: null, since: null },
+      tailer: {
+        get lag() {
+          return tailerLag;
+        },
+      },
+    },
   } as unknown as QueryDeps;
 }
 

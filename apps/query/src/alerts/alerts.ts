@@ -410,6 +410,9 @@ export class Alerts {
     const deps = this.#deps;
     const ctl = deps.control;
     const now = deps.now();
+    // While the tailer has a backlog (a restart after downtime, a catch-up), the engine's last
+    // visit of a site is older than what the WAL holds: no site is judged quiet until it is loaded
+    if (deps.analytics.tailer.lag > 0) return;
     const checks = new Map(installChecks(ctl).map((c) => [c.siteId, c]));
     const checkedToday = [...checks.values()].filter((c) => now - c.checkedAt < DAY_MS).length;
     let budget = Math.max(0, INSTALL_CHECK_SITES_PER_DAY - checkedToday);
@@ -427,7 +430,8 @@ export class Alerts {
         this.#noVisitsUntil.set(site.id, now + HOUR_MS);
         continue;
       }
-      if (check?.stoppedAt != null && status.lastSeen > check.stoppedAt) {
+      // visits again: a visit within the last two days, whenever the check that stopped it ran
+      if (check?.stoppedAt != null && now - status.lastSeen < STOPPED_AFTER_MS) {
         clearStopped(ctl, site.id);
         await this.#trackingStopped(site, false, check.outcome);
       }

@@ -9,6 +9,7 @@ import {
 import { AppError } from '@footfall/http';
 import { hasConnections } from '@footfall/payments';
 import { Hono } from 'hono';
+import { STOPPED_AFTER_MS } from '../alerts/alerts.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
@@ -22,13 +23,19 @@ import { resolveGoalFilters } from '../goals.ts';
 import { breakdownWithRevenue, REVENUE_PARAMS, revenueOptions } from '../revenue.ts';
 
 /**
- * A site's state (spec, Site lifecycle): waiting for its first visit, active, or stopped since the
- * install check found it quiet for two days (docs/alerts.md) and no visit came after.
+ * A site's state (spec, Site lifecycle): waiting for its first visit, active, or stopped: the
+ * install check found it quiet for two days (docs/alerts.md) and its last visit is still more than
+ * two days old (a visit loaded after the check, from a backlog, makes it active again).
  */
-function siteState(firstVisit: number | null, lastSeen: number | null, check: InstallCheck | undefined) {
+function siteState(
+  firstVisit: number | null,
+  lastSeen: number | null,
+  check: InstallCheck | undefined,
+  now: number,
+) {
   if (firstVisit === null) return 'waiting' as const;
-  const stoppedAt = check?.stoppedAt ?? null;
-  return stoppedAt !== null && (lastSeen ?? 0) <= stoppedAt ? ('stopped' as const) : ('active' as const);
+  const stopped = (check?.stoppedAt ?? null) !== null && now - (lastSeen ?? 0) >= STOPPED_AFTER_MS;
+  return stopped ? ('stopped' as const) : ('active' as const);
 }
 
 const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
@@ -129,7 +136,7 @@ export function siteReadRoutes(deps: QueryDeps) {
       );
       const check = installCheckOf(deps.control, site.id);
       return c.json({
-        state: siteState(firstVisit, lastSeen, check),
+        state: siteState(firstVisit, lastSeen, check, deps.now()),
         first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
         last_seen: lastSeen === null ? null : new Date(lastSeen).toISOString(),
         install_check:
@@ -181,7 +188,12 @@ export function siteReadRoutes(deps: QueryDeps) {
             ]);
             return {
               site: site.id,
-              state: siteState(status.firstVisit, status.lastSeen, installCheckOf(deps.control, site.id)),
+              state: siteState(
+                status.firstVisit,
+                status.lastSeen,
+                installCheckOf(deps.control, site.id),
+                deps.now(),
+              ),
               favicon: faviconOf(deps.control, site.id)?.image != null,
               last_seen: status.lastSeen === null ? null : new Date(status.lastSeen).toISOString(),
               from: period.from,
