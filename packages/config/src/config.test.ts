@@ -91,6 +91,25 @@ describe('loadConfig', () => {
     expect(problemsOf({ FOOTFALL_ADDR: ':70000' })[0]).toMatch(/^FOOTFALL_ADDR: port/);
   });
 
+  it('sends alert e-mail with FOOTFALL_SMTP_URL alone, from a documented default sender', () => {
+    const from = (env: Record<string, string>) => loadConfig(env).mailFrom;
+    expect(from({})).toBeUndefined();
+    // the SMTP user when it is an address, else footfall@ the base URL's host, else the server's
+    expect(from({ FOOTFALL_SMTP_URL: 'smtp://me%40x.com:pw@mail.example.com' })).toBe('Footfall <me@x.com>');
+    expect(
+      from({
+        FOOTFALL_SMTP_URL: 'smtp://apikey:pw@mail.example.com',
+        FOOTFALL_BASE_URL: 'https://stats.example.org',
+      }),
+    ).toBe('Footfall <footfall@stats.example.org>');
+    expect(from({ FOOTFALL_SMTP_URL: 'smtp://mail.example.com' })).toBe(
+      'Footfall <footfall@mail.example.com>',
+    );
+    expect(from({ FOOTFALL_SMTP_URL: 'smtp://mail.example.com', FOOTFALL_MAIL_FROM: 'a@b.example' })).toBe(
+      'a@b.example',
+    );
+  });
+
   it('parses every variable into the typed object', () => {
     const c = loadConfig({
       FOOTFALL_DATA_DIR: '/srv/footfall',

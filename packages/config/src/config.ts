@@ -313,7 +313,9 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     platform,
     secret: o.FOOTFALL_SECRET,
     smtp: o.FOOTFALL_SMTP_URL,
-    mailFrom: o.FOOTFALL_MAIL_FROM,
+    mailFrom:
+      o.FOOTFALL_MAIL_FROM ??
+      defaultSender(o.FOOTFALL_SMTP_URL, o.FOOTFALL_BASE_URL ?? platformBaseUrl(env, platform)),
     backupS3: o.FOOTFALL_BACKUP_S3,
     backupKeepDays: o.FOOTFALL_BACKUP_KEEP_DAYS,
     operatorToken: o.FOOTFALL_OPERATOR_TOKEN,
@@ -377,4 +379,21 @@ function platformBaseUrl(env: Record<string, string | undefined>, platform: Plat
     default:
       return undefined;
   }
+}
+
+/**
+ * The sender of alert e-mails when FOOTFALL_MAIL_FROM is not set (docs/configuration.md): the SMTP
+ * user when it is an e-mail address (most providers take only their own addresses), else
+ * `footfall@` the host of FOOTFALL_BASE_URL, else `footfall@` the SMTP server's host; none without
+ * FOOTFALL_SMTP_URL.
+ */
+export function defaultSender(
+  smtp: SmtpSettings | undefined,
+  baseUrl: string | undefined,
+): string | undefined {
+  if (smtp === undefined) return undefined;
+  if (smtp.user !== undefined && /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(smtp.user))
+    return `Footfall <${smtp.user}>`;
+  const host = baseUrl === undefined ? smtp.host : new URL(baseUrl).hostname;
+  return `Footfall <footfall@${host}>`;
 }

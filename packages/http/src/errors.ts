@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   provider_permission_missing: 400,
   /** an outgoing destination (alert webhook) is private, internal or not a web address */
   destination_refused: 400,
-  /** e-mail alerts need FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM */
+  /** e-mail alerts need FOOTFALL_SMTP_URL */
   mail_not_configured: 400,
   internal: 500,
   /** a payment provider could not be reached, or failed while reconciling */

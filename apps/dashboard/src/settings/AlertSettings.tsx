@@ -88,9 +88,7 @@ export function AlertSettings({ site }: { site: string }) {
               <span>an e-mail address</span>
             </label>
           </fieldset>
-          {!emailReady && (
-            <p class="muted small">E-mail needs FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM on the server.</p>
-          )}
+          {!emailReady && <p class="muted small">E-mail needs FOOTFALL_SMTP_URL on the server.</p>}
           <InputField
             label={channel === 'webhook' ? 'Webhook URL' : 'E-mail address'}
             type={channel === 'webhook' ? 'url' : 'email'}

@@ -94,7 +94,7 @@ export class Alerts {
     this.#everyMs = config.unsafe.alertSeconds * 1000;
   }
 
-  /** Whether e-mail destinations can be used (FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM set). */
+  /** Whether e-mail destinations can be used (FOOTFALL_SMTP_URL set; FOOTFALL_MAIL_FROM has a default). */
   get mailReady(): boolean {
     return this.#sender.mailReady;
   }

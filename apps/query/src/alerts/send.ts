@@ -39,7 +39,7 @@ export class AlertSender {
     this.#options = options;
   }
 
-  /** Whether e-mail can be sent at all (FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM set). */
+  /** Whether e-mail can be sent at all (FOOTFALL_SMTP_URL set; FOOTFALL_MAIL_FROM has a default). */
   get mailReady(): boolean {
     return this.#options.smtp !== undefined && this.#options.mailFrom !== undefined;
   }
@@ -79,8 +79,7 @@ export class AlertSender {
 
   async #mailTo(destination: Destination, message: AlertMessage): Promise<string | null> {
     const { mailFrom } = this.#options;
-    if (!this.mailReady || mailFrom === undefined)
-      return 'e-mail is not set up (FOOTFALL_SMTP_URL, FOOTFALL_MAIL_FROM)';
+    if (!this.mailReady || mailFrom === undefined) return 'e-mail is not set up (FOOTFALL_SMTP_URL)';
     const transport = await this.#transport();
     await transport.sendMail({
       from: mailFrom,

@@ -84,7 +84,7 @@ export function alertRoutes(deps: QueryDeps) {
         if (!deps.alerts?.mailReady) {
           throw new AppError(
             'mail_not_configured',
-            'e-mail alerts need FOOTFALL_SMTP_URL and FOOTFALL_MAIL_FROM on the server; add a webhook instead',
+            'e-mail alerts need FOOTFALL_SMTP_URL on the server; add a webhook instead',
             { field: 'email' },
           );
         }
