@@ -2,7 +2,8 @@ import type { BrowserContext, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwner, type Dashboard, PASSWORD, personContext, signIn, startDashboard } from './harness.ts';
 
-const RELEASES = 'https://releases.footfall.dev/releases.json';
+/** the release list an operator names (FOOTFALL_UPDATE_CHECK): there is none by default */
+const RELEASES = 'https://updates.example.org/footfall/releases.json';
 
 /** The release list answering from this test (the machine is offline, as many are). */
 async function releases(context: BrowserContext, answer: unknown | 'offline'): Promise<Request[]> {
@@ -23,7 +24,7 @@ async function releases(context: BrowserContext, answer: unknown | 'offline'): P
 describe('the update check', () => {
   let d: Dashboard;
   beforeAll(async () => {
-    d = await startDashboard();
+    d = await startDashboard({ FOOTFALL_UPDATE_CHECK: RELEASES });
     const owner = await createOwner(d);
     await owner.call('POST', '/api/v1/sites', { domain: 'a.localhost' });
     await owner.call('POST', '/api/v1/people', {
@@ -37,13 +38,13 @@ describe('the update check', () => {
   it('tells an owner about a newer release, asking at most once a day and sending nothing about the instance', async () => {
     const context = await personContext(d);
     const asked = await releases(context, {
-      latest: { version: '99.0.0', url: 'https://releases.footfall.dev/99.0.0' },
+      latest: { version: '99.0.0', url: 'https://updates.example.org/footfall/99.0.0' },
     });
     const page = await context.newPage();
     await signIn(page);
     await page.getByText('Footfall 99.0.0 is available').waitFor();
     expect(await page.getByRole('link', { name: 'What is new' }).getAttribute('href')).toBe(
-      'https://releases.footfall.dev/99.0.0',
+      'https://updates.example.org/footfall/99.0.0',
     );
     expect(asked).toHaveLength(1);
     const request = asked[0]!;
@@ -63,7 +64,7 @@ describe('the update check', () => {
 
   it('says nothing when the running version is the newest, or when the list cannot be reached', async () => {
     for (const answer of [
-      { latest: { version: '0.0.1', url: 'https://releases.footfall.dev/0.0.1' } },
+      { latest: { version: '0.0.1', url: 'https://updates.example.org/footfall/0.0.1' } },
       'offline',
     ]) {
       const context = await personContext(d);
@@ -82,7 +83,7 @@ describe('the update check', () => {
   it('never asks from a viewer’s browser', async () => {
     const context = await personContext(d);
     const asked = await releases(context, {
-      latest: { version: '99.0.0', url: 'https://releases.footfall.dev/99.0.0' },
+      latest: { version: '99.0.0', url: 'https://updates.example.org/footfall/99.0.0' },
     });
     const page = await context.newPage();
     await signIn(page, 'viewer@example.com');

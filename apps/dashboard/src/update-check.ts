@@ -1,11 +1,10 @@
 import { signal } from '@preact/signals';
 
 /**
- * Where released versions are listed: `GET /releases.json` answers
- * `{ "latest": { "version": "0.2.0", "url": "https://…" } }`. The query service's page policy
- * (apps/query/src/dashboard.ts, RELEASES_ORIGIN) allows this origin and no other.
+ * The release list the operator named (FOOTFALL_UPDATE_CHECK, given by the session; off unless
+ * set) answers `{ "latest": { "version": "0.2.0", "url": "https://…" } }`. The query service's page
+ * policy (apps/query/src/dashboard.ts, pagePolicy) allows its origin and no other.
  */
-export const RELEASES_ORIGIN = 'https://releases.footfall.dev';
 const KEY = 'footfall.update-check';
 const DAY_MS = 86_400_000;
 
@@ -43,16 +42,22 @@ function valid(value: unknown): value is Release {
  * this browser). The request carries nothing about the instance: no cookie, no referrer, no
  * query. Offline, blocked or malformed, it fails quietly and tries again the next day.
  */
-export async function checkForUpdate(running: string, now = Date.now()): Promise<void> {
-  let last: { at: number; latest: Release | null } | null = null;
+export async function checkForUpdate(running: string, releasesUrl: string, now = Date.now()): Promise<void> {
+  let last: { at: number; url?: string; latest: Release | null } | null = null;
   try {
     last = JSON.parse(localStorage.getItem(KEY) ?? 'null');
   } catch {}
   let latest = last?.latest ?? null;
-  if (!last || typeof last.at !== 'number' || now - last.at >= DAY_MS || last.at > now) {
+  if (
+    !last ||
+    typeof last.at !== 'number' ||
+    now - last.at >= DAY_MS ||
+    last.at > now ||
+    last.url !== releasesUrl
+  ) {
     latest = null;
     try {
-      const res = await fetch(`${RELEASES_ORIGIN}/releases.json`, {
+      const res = await fetch(releasesUrl, {
         credentials: 'omit',
         referrerPolicy: 'no-referrer',
         cache: 'no-store',
@@ -61,7 +66,7 @@ export async function checkForUpdate(running: string, now = Date.now()): Promise
       const body = res.ok ? await res.json() : null;
       if (valid(body?.latest)) latest = { version: body.latest.version, url: body.latest.url };
     } catch {}
-    localStorage.setItem(KEY, JSON.stringify({ at: now, latest }));
+    localStorage.setItem(KEY, JSON.stringify({ at: now, url: releasesUrl, latest }));
   }
   newerRelease.value =
     latest && valid(latest) && compareVersions(latest.version, running) > 0 ? latest : undefined;

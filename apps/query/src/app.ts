@@ -44,7 +44,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', limitBody(API_BODY_BYTES));
   app.onError(onError(deps.logger));
   // no route: the dashboard's files and pages, or the JSON 404
-  app.notFound(dashboardFallback(deps.dashboardDir));
+  app.notFound(dashboardFallback(deps.dashboardDir, deps.config.updateCheck));
   app.route('/', livenessRoutes());
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));

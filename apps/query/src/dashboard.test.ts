@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dashboardFallback, RELEASES_ORIGIN } from './dashboard.ts';
+import { dashboardFallback } from './dashboard.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ff-dashboard-'));
 mkdirSync(join(dir, 'assets'));
@@ -26,9 +26,17 @@ describe('the dashboard fallback', () => {
       expect(await res.text()).toContain('<title>Footfall</title>');
       expect(res.headers.get('cache-control')).toBe('no-cache');
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
-      expect(res.headers.get('content-security-policy')).toContain(`connect-src 'self' ${RELEASES_ORIGIN}`);
+      // no update check unless the operator names a release list: the page calls nowhere else
+      expect(res.headers.get('content-security-policy')).toContain("connect-src 'self';");
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
+  });
+
+  it('lets the page read the release list the operator named, and no other origin', async () => {
+    const named = new Hono();
+    named.notFound(dashboardFallback(dir, 'https://updates.example.org/footfall/releases.json'));
+    const policy = (await named.request('/')).headers.get('content-security-policy');
+    expect(policy).toContain("connect-src 'self' https://updates.example.org;");
   });
 
   it('names the API answers a page asks first, so the browser fetches them with the page', async () => {

@@ -3,9 +3,6 @@ import { extname, join, normalize } from 'node:path';
 import { notFound } from '@footfall/http';
 import type { Context, NotFoundHandler } from 'hono';
 
-/** Where the dashboard's update check may look for releases (apps/dashboard/src/update-check.ts). */
-export const RELEASES_ORIGIN = 'https://releases.footfall.dev';
-
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -18,20 +15,22 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The page's policy: scripts, styles and API calls from this origin only (the update check may
- * also ask the release list), images also as data: URLs and from https (site icons may be
- * favicons), never inside a frame.
+ * The page's policy: scripts, styles and API calls from this origin only (and the release list's
+ * origin when FOOTFALL_UPDATE_CHECK names one: the update check reads it), images also as data:
+ * URLs and from https (site icons may be favicons), never inside a frame.
  */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  `connect-src 'self' ${RELEASES_ORIGIN}`,
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+export function pagePolicy(releasesUrl: string | undefined): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: https:",
+    releasesUrl === undefined ? "connect-src 'self'" : `connect-src 'self' ${new URL(releasesUrl).origin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
 
 /**
  * The API answers the page will ask for first, named in a `Link` header so the browser fetches
@@ -72,7 +71,8 @@ function encodings(accept: string | undefined): ['br' | 'gzip', string][] {
  * compressed (brotli or gzip, copies written by the build) when the browser accepts it. Without a
  * built dashboard (in-process tests), everything is the JSON 404.
  */
-export function dashboardFallback(dir: string | undefined): NotFoundHandler {
+export function dashboardFallback(dir: string | undefined, releasesUrl?: string): NotFoundHandler {
+  const policy = pagePolicy(releasesUrl);
   const cache = new Map<string, Buffer | null>();
   const read = async (path: string): Promise<Buffer | null> => {
     let body = cache.get(path);
@@ -119,7 +119,7 @@ export function dashboardFallback(dir: string | undefined): NotFoundHandler {
     const page = await send(c, join(dir, 'index.html'), {
       Link: preloads(path),
       'Cache-Control': 'no-cache',
-      'Content-Security-Policy': CSP,
+      'Content-Security-Policy': policy,
       'Referrer-Policy': 'same-origin',
       'X-Frame-Options': 'DENY',
     });

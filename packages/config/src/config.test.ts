@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     expect(c.dataDir).toMatch(/\/data$/);
     expect(c.trustProxy).toEqual({ mode: 'auto' });
     expect(c.geo).toBe('country');
-    expect(c.updateCheck).toBe(true);
+    expect(c.updateCheck).toBeUndefined();
     expect(c.engineThreads).toBe(2);
     expect(c.engineMemory).toBe('256MB');
     expect(c.drainSeconds).toBe(25);
@@ -91,6 +91,23 @@ describe('loadConfig', () => {
     expect(problemsOf({ FOOTFALL_ADDR: ':70000' })[0]).toMatch(/^FOOTFALL_ADDR: port/);
   });
 
+  it('checks for updates only against a release list the operator names', () => {
+    expect(loadConfig({}).updateCheck).toBeUndefined();
+    expect(loadConfig({ FOOTFALL_UPDATE_CHECK: 'off' }).updateCheck).toBeUndefined();
+    expect(
+      loadConfig({ FOOTFALL_UPDATE_CHECK: 'https://updates.example.org/releases.json' }).updateCheck,
+    ).toBe('https://updates.example.org/releases.json');
+    expect(problemsOf({ FOOTFALL_UPDATE_CHECK: 'on' })[0]).toMatch(
+      /^FOOTFALL_UPDATE_CHECK: must be off, or the https/,
+    );
+    expect(problemsOf({ FOOTFALL_UPDATE_CHECK: 'http://updates.example.org/r.json' })[0]).toMatch(
+      /https:\/\//,
+    );
+    expect(problemsOf({ FOOTFALL_UPDATE_CHECK: 'https://u:p@updates.example.org/r.json' })[0]).toMatch(
+      /credentials/,
+    );
+  });
+
   it('sends alert e-mail with FOOTFALL_SMTP_URL alone, from a documented default sender', () => {
     const from = (env: Record<string, string>) => loadConfig(env).mailFrom;
     expect(from({})).toBeUndefined();
@@ -156,7 +173,7 @@ describe('loadConfig', () => {
     expect(c.trustProxy).toEqual({ mode: 'header', header: 'x-real-ip' });
     expect(c.geo).toBe('city');
     expect(c.geoDir).toBe('/geo');
-    expect(c.updateCheck).toBe(false);
+    expect(c.updateCheck).toBeUndefined();
     expect(c.engineThreads).toBe(4);
     expect(c.engineMemory).toBe('1GB');
     expect(c.drainSeconds).toBe(5);

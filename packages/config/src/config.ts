@@ -18,6 +18,7 @@ import {
   parseSeconds,
   parseSmtpUrl,
   parseTrustProxy,
+  parseUpdateCheck,
   type S3Target,
   type SmtpSettings,
   type TrustProxy,
@@ -44,7 +45,8 @@ export interface Config {
   trustProxy: TrustProxy;
   geo: GeoMode;
   geoDir: string | undefined;
-  updateCheck: boolean;
+  /** the release list owners' browsers may read (FOOTFALL_UPDATE_CHECK); undefined: off */
+  updateCheck: string | undefined;
   /** where the ECB euro reference rates are downloaded from (a directory URL ending in /) */
   ratesUrl: string;
   /** which analytics engine stores and reads events: the embedded DuckDB, or a ClickHouse server */
@@ -201,7 +203,7 @@ const EnvSchema = v.object({
     'country',
   ),
   FOOTFALL_GEO_DIR: v.optional(text),
-  FOOTFALL_UPDATE_CHECK: v.optional(from(parseOnOff), 'on'),
+  FOOTFALL_UPDATE_CHECK: v.optional(from(parseUpdateCheck)),
   FOOTFALL_RATES_URL: v.optional(from(parseHttpUrl), 'https://www.ecb.europa.eu/stats/eurofxref/'),
   FOOTFALL_ENGINE: v.optional(
     from((t) => parseEnum(t, ['duckdb', 'clickhouse'] as const)),

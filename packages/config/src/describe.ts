@@ -45,7 +45,7 @@ export function describeConfig(config: Config): string[] {
     ['FOOTFALL_TRUST_PROXY', tp.mode === 'header' ? `header:${tp.header}` : tp.mode],
     ['FOOTFALL_GEO', config.geo],
     ['FOOTFALL_GEO_DIR', show(config.geoDir)],
-    ['FOOTFALL_UPDATE_CHECK', config.updateCheck ? 'on' : 'off'],
+    ['FOOTFALL_UPDATE_CHECK', config.updateCheck ?? 'off'],
     ['FOOTFALL_ENGINE', config.engine],
     ['FOOTFALL_CLICKHOUSE_URL', config.clickhouse ? maskPassword(config.clickhouse.url) : '(not set)'],
     ['FOOTFALL_CLICKHOUSE_DATABASE', show(config.clickhouse?.database)],

@@ -213,3 +213,22 @@ export function parseDomain(text: string): Parsed<string> {
   if (host === 'localhost' || DOMAIN.test(host)) return ok(host);
   return bad('is not a domain');
 }
+
+/**
+ * FOOTFALL_UPDATE_CHECK: `off`, or the https:// address of a release list the owners' browsers may
+ * read once a day (docs/configuration.md). There is no default list: this project runs no server
+ * every installation would call.
+ */
+export function parseUpdateCheck(text: string): Parsed<string | undefined> {
+  const t = text.trim();
+  if (t.toLowerCase() === 'off') return ok(undefined);
+  let u: URL;
+  try {
+    u = new URL(t);
+  } catch {
+    return bad('must be off, or the https:// address of a releases.json list (there is no default list)');
+  }
+  if (u.protocol !== 'https:') return bad('must be an https:// address, or off');
+  if (u.username || u.password) return bad('must not carry credentials: the browser reads it as is');
+  return ok(u.toString());
+}

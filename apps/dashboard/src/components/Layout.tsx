@@ -121,8 +121,9 @@ export function Layout(props: { children: ComponentChildren }) {
   const info = session.value;
   useShortcuts({ '?': () => setHelp(true) });
   useEffect(() => {
-    if (info?.instance.update_check) void checkForUpdate(info.instance.version);
-  }, [info?.instance.update_check, info?.instance.version]);
+    const url = info?.instance.releases_url;
+    if (url) void checkForUpdate(info.instance.version, url);
+  }, [info?.instance.releases_url, info?.instance.version]);
   const release = newerRelease.value;
   return (
     <>

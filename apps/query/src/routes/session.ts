@@ -75,11 +75,12 @@ export function sessionRoutes(deps: QueryDeps) {
         csrf_token: p.session.csrfToken,
         expires_at: new Date(p.session.expiresAt).toISOString(),
         recovery_codes_left: p.person.totp_secret === null ? null : await recoveryCodesLeft(ctl, p.person.id),
-        // what the dashboard needs of the instance: its version, and whether an owner's browser may
-        // look for a newer one (FOOTFALL_UPDATE_CHECK)
+        // what the dashboard needs of the instance: its version, and where an owner's browser may
+        // look for a newer one (FOOTFALL_UPDATE_CHECK; off by default)
         instance: {
           version: footfallVersion(),
-          update_check: deps.config.updateCheck && p.person.role === 'owner',
+          update_check: deps.config.updateCheck !== undefined && p.person.role === 'owner',
+          releases_url: p.person.role === 'owner' ? (deps.config.updateCheck ?? null) : null,
         },
       });
     })
