@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { cssColour, theme } from '../theme.ts';
-import type { ChartSeries } from './chart-data.ts';
+import { AXIS_STEPS, axisLabel, type ChartSeries } from './chart-data.ts';
 import { formatMetric, METRIC_LABELS } from './metrics.ts';
 import type { Metric } from './view.ts';
 
@@ -57,7 +57,10 @@ export function MainChart(props: {
           stroke: muted,
           grid: { show: false },
           ticks: { show: false },
-          values: (_u, splits) => splits.map((s) => series.labels[Math.round(s)] ?? ''),
+          // buckets are whole numbers: a split between two (7 days on a wide chart) would repeat
+          // a label, so the axis steps by whole buckets only
+          incrs: AXIS_STEPS,
+          values: (_u, splits) => splits.map((s) => axisLabel(series.labels, s)),
           space: 60,
         },
         {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketLabel, chartSeries, noteMarks, type Point } from './chart-data.ts';
+import { AXIS_STEPS, axisLabel, bucketLabel, chartSeries, noteMarks, type Point } from './chart-data.ts';
 
 const point = (bucket: string, start: string, visitors: number): Point => ({
   bucket,
@@ -80,5 +80,16 @@ describe('noteMarks', () => {
       new Map([[2, ['outage']]]),
     );
     expect(noteMarks([], 'day', [note('2026-11-03', 'x')])).toEqual(new Map());
+  });
+});
+
+describe('the x axis', () => {
+  it('labels whole buckets only: a week never shows a day twice', () => {
+    const week = ['22 Nov', '23 Nov', '24 Nov', '25 Nov', '26 Nov', '27 Nov', '28 Nov'];
+    // splits a wide chart would choose with half steps
+    const labels = [0, 0.5, 1, 1.5, 2, 2.5, 3].map((s) => axisLabel(week, s)).filter(Boolean);
+    expect(labels).toEqual(['22 Nov', '23 Nov', '24 Nov', '25 Nov']);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(AXIS_STEPS.every(Number.isInteger)).toBe(true);
   });
 });

@@ -107,3 +107,11 @@ export function noteMarks(chart: Point[], kind: Bucket, notes: readonly ChartNot
   }
   return marks;
 }
+
+/** Steps between the chart's x-axis labels, in buckets: always whole ones. */
+export const AXIS_STEPS = [1, 2, 3, 4, 6, 7, 12, 14, 24, 30, 60, 90, 180, 365];
+
+/** The label at a split of the x axis: its bucket's, none between buckets (never one twice). */
+export function axisLabel(labels: readonly string[], split: number): string {
+  return Number.isInteger(split) ? (labels[split] ?? '') : '';
+}
