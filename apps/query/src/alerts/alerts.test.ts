@@ -45,6 +45,10 @@ let failNext: number;
 let homepage: Server;
 let homepageHtml: string;
 let scripts: Record<string, string>;
+/** the install check's requests to the homepage server, and how many were open at once at most */
+let checkRequests: string[];
+let inFlight: number;
+let maxInFlight: number;
 let alerts: Alerts;
 let site: Site;
 let stream = 0;
@@ -93,7 +97,17 @@ beforeEach(async () => {
   });
   homepageHtml = '<html><body>no tracker here</body></html>';
   scripts = {};
-  homepage = createServer((req, res) => {
+  checkRequests = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  homepage = createServer(async (req, res) => {
+    if (/install check/.test(req.headers['user-agent'] ?? '')) {
+      checkRequests.push(req.url ?? '');
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      // a homepage takes a moment: checks that overlap are seen overlapping
+      if (req.url === '/') await new Promise((r) => setTimeout(r, 15));
+      inFlight -= 1;
+    }
     const script = scripts[req.url ?? ''];
     if (script !== undefined)
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(Buffer.from(script, 'latin1'));
@@ -249,6 +263,33 @@ describe('alerts', () => {
     expect(kinds()).toEqual(['tracking_stopped:started', 'tracking_stopped:cleared']);
     expect(installCheckOf(control.ctl, site.id)!.stoppedAt).toBeNull();
   });
+
+  it('checks at most 50 sites a day, 4 at once, reading at most 20 scripts of a page', async () => {
+    const quiet = clock.now() - 3 * DAY;
+    const sites = [site];
+    for (let i = 0; i < 54; i++) sites.push(await createSite(control.ctl, { domain: `s${i}.example.com` }));
+    stream += 1;
+    await engine.applyBatch({
+      records: onStream(
+        `s${stream}`,
+        sites.map((s, i) => ev(iso(quiet + i * 1000), { site: s.id, visitor: `quiet-${i}` })),
+      ),
+    });
+    homepageHtml = Array.from({ length: 25 }, (_, i) => `<script src="/lib${i}.js"></script>`).join('');
+    await alerts.tick();
+    const pages = checkRequests.filter((url) => url === '/');
+    expect(pages).toHaveLength(50);
+    expect(maxInFlight).toBeLessThanOrEqual(4);
+    expect(maxInFlight).toBeGreaterThan(1);
+    // no script carries the site id: each page's first 20 are read, the other 5 never
+    expect(checkRequests.filter((url) => url.startsWith('/lib'))).toHaveLength(50 * 20);
+    expect(checkRequests.some((url) => /^\/lib2[0-4]\.js$/.test(url))).toBe(false);
+    // the day's 50 are spent: later passes that day check nothing more
+    checkRequests = [];
+    clock.advance(3_600_000);
+    await alerts.tick();
+    expect(checkRequests).toEqual([]);
+  }, 60_000);
 
   it('finds the tracker in the page or inside one of its scripts', async () => {
     await webhook(['tracking_stopped']);

@@ -34,12 +34,21 @@ async function readSome(res: Awaited<ReturnType<typeof guardedFetch>>): Promise<
   return Buffer.concat(chunks);
 }
 
-async function fetchSome(url: string, guard: GuardOptions, accept: string, stop?: AbortSignal) {
+/** Why a request is made, in its User-Agent: a site's owner can tell the two apart in their logs. */
+type Purpose = 'install check' | 'favicon';
+
+async function fetchSome(
+  url: string,
+  guard: GuardOptions,
+  accept: string,
+  purpose: Purpose,
+  stop?: AbortSignal,
+) {
   const timeout = AbortSignal.timeout(READ_MS);
   const res = await guardedFetch(
     url,
     {
-      headers: { 'user-agent': `Footfall/${footfallVersion()} (install check)`, accept },
+      headers: { 'user-agent': `Footfall/${footfallVersion()} (${purpose})`, accept },
       signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
     },
     guard,
@@ -54,9 +63,10 @@ async function fetchSome(url: string, guard: GuardOptions, accept: string, stop?
 async function read(
   url: string,
   guard: GuardOptions,
+  purpose: Purpose,
   stop?: AbortSignal,
 ): Promise<{ url: string; text: string } | string> {
-  const got = await fetchSome(url, guard, 'text/html,*/*', stop);
+  const got = await fetchSome(url, guard, 'text/html,*/*', purpose, stop);
   if (got.bytes === null) return `the page answered ${got.status}`;
   return { url: got.url, text: got.bytes.toString('utf8') };
 }
@@ -100,7 +110,7 @@ export async function checkInstall(
   let problem = 'the homepage could not be read';
   for (const url of tries) {
     try {
-      const got = await read(url, guard, stop);
+      const got = await read(url, guard, 'install check', stop);
       if (typeof got === 'string') {
         problem = got;
         break;
@@ -119,7 +129,7 @@ export async function checkInstall(
   for (const src of sources.slice(0, INSTALL_CHECK_SCRIPTS)) {
     if (stop?.aborted) break;
     try {
-      const got = await read(src, guard, stop);
+      const got = await read(src, guard, 'install check', stop);
       if (typeof got !== 'string' && got.text.includes(literal) && got.text.includes('/api/e'))
         return { tracker: 'found', detail: null };
     } catch {
@@ -177,7 +187,7 @@ export async function fetchFavicon(
   const home = origin ? `${origin}/` : `https://${site.domain}/`;
   const candidates: string[] = [];
   try {
-    const page = await read(home, guard, stop);
+    const page = await read(home, guard, 'favicon', stop);
     if (typeof page !== 'string') {
       const link = iconLink(page.text, page.url);
       if (link) candidates.push(link);
@@ -189,7 +199,7 @@ export async function fetchFavicon(
   for (const url of [...new Set(candidates)]) {
     try {
       if (stop?.aborted) break;
-      const got = await fetchSome(url, guard, 'image/*', stop);
+      const got = await fetchSome(url, guard, 'image/*', 'favicon', stop);
       if (got.bytes === null || got.bytes.length > FAVICON_BYTES || got.bytes.length === 0) continue;
       const type = imageType(got.bytes);
       if (type) return { contentType: type, bytes: got.bytes };
