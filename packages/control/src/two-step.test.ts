@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlDb } from './open.ts';
+import { type ControlDb, openControlDb } from './open.ts';
 import { createPerson } from './people.ts';
 import { tempControlDb, testClock } from './test-support.ts';
 import { beginTwoStepSetup, confirmTwoStepSetup, recoveryCodesLeft, verifyTwoStepCode } from './two-step.ts';
@@ -78,6 +79,24 @@ describe('two-step sign-in codes', () => {
     expect(await recoveryCodesLeft(ctl, personId)).toBe(9);
     const stored = ctl.raw.prepare('SELECT code_hash FROM recovery_codes').all() as { code_hash: string }[];
     expect(stored.some((r) => r.code_hash.includes(codes[1]!))).toBe(false);
+  });
+
+  it('lets a person in with a recovery code once the instance key changed (the authenticator cannot be read)', async () => {
+    const { secret, codes } = await enable();
+    const path = join(env.dir, 'app.db');
+    await ctl.close();
+    // the same database opened with another instance key, as after a lost FOOTFALL_SECRET
+    ctl = openControlDb({
+      path,
+      secret: 'another-instance-secret-0123456789',
+      version: '0.1.0',
+      now: clock.now,
+    });
+    clock.advance(30_000);
+    expect(await verifyTwoStepCode(ctl, personId, codeAt(secret, clock.now()))).toBe(false);
+    expect(await verifyTwoStepCode(ctl, personId, codes[3]!)).toBe(true);
+    expect(await recoveryCodesLeft(ctl, personId)).toBe(9);
+    await ctl.close();
   });
 
   it('lets a setup expire after 10 minutes', async () => {
