@@ -1,12 +1,48 @@
 #!/usr/bin/env node
-// Builds Footfall (scripts/build.ts: the tests that start processes run the built command), then
+// Checks that Chromium and nginx are there (installs them as root with apt, else says the command),
+// builds Footfall (scripts/build.ts: the tests that start processes run the built command), then
 // runs the whole test suite with vitest and ends with one line `N passed, N failed` that counts
 // every test vitest ran, so CI and people read the same total. Extra arguments go to vitest.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+
+/**
+ * What the tests run besides Node: Debian's Chromium (the browser tests drive /usr/bin/chromium)
+ * and nginx (the crawl recipe's mirror). Missing ones are installed when this runs as root with
+ * apt; otherwise the run stops at once with the command to run, instead of a wall of failures.
+ */
+const NEEDS = [
+  { name: 'chromium', found: () => existsSync('/usr/bin/chromium') },
+  {
+    name: 'nginx',
+    found: () => spawnSync('sh', ['-c', 'command -v nginx'], { stdio: 'ignore' }).status === 0,
+  },
+];
+function preflight() {
+  const missing = NEEDS.filter((n) => !n.found()).map((n) => n.name);
+  if (missing.length === 0) return;
+  const install = `apt-get update && apt-get install -y ${missing.join(' ')}`;
+  const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+  if (canInstall) {
+    console.log(`test: installing ${missing.join(' and ')} (${install})`);
+    const done = spawnSync('sh', ['-c', `${install} >/dev/null`], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    // the nginx package starts a server on port 80: the tests run their own
+    spawnSync('sh', ['-c', 'nginx -s stop || true'], { stdio: 'ignore' });
+    if (done.status === 0 && NEEDS.every((n) => n.found())) return;
+  }
+  console.error(
+    `test: the tests need ${missing.join(' and ')}, which ${missing.length > 1 ? 'are' : 'is'} not installed. Run:\n\n  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}\n`,
+  );
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+preflight();
 const outDir = join(root, '.test-results');
 const outFile = join(outDir, 'vitest.json');
 mkdirSync(outDir, { recursive: true });
