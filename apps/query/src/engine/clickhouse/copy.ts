@@ -287,43 +287,33 @@ async function sendMonth(
      ORDER BY site, started_at, session_id`,
     range,
   );
-  let lines: string[] = [];
-  let sent = 0;
+  const inserts = new Inserts(client, table, progress);
   for await (const rows of result.yieldRowObjectJs()) {
     for (const r of rows) {
       const prevAt = r['prev_at'] === null ? null : Number(r['prev_at']);
-      lines.push(
-        JSON.stringify(
-          visitRowOf({
-            site: r['site'] as string,
-            sessionId: r['session_id'] as bigint,
-            visitor: r['visitor'] as string,
-            visitorKey: r['visitor_key'] as bigint,
-            start: Number(r['start']),
-            lastTs: Number(r['last_ts']),
-            end: Number(r['end']),
-            pageviews: Number(r['pageviews']),
-            events: Number(r['events']),
-            dims: VISIT_DIMS.map((c) => (r[c] as string | null) ?? null),
-            exit: (r['exit_page'] as string | null) ?? null,
-            prevAt,
-            prevs: PREV_COLUMNS.map((c) => {
-              const v = r[c];
-              if (v === null || v === undefined) return prevAt;
-              return Number(v) < 0 ? null : Number(v);
-            }),
-          }),
-        ),
-      );
-      if (lines.length >= CHUNK) {
-        await send(client, table, lines);
-        sent += lines.length;
-        progress(sent);
-        lines = [];
-      }
+      const row = visitRowOf({
+        site: r['site'] as string,
+        sessionId: r['session_id'] as bigint,
+        visitor: r['visitor'] as string,
+        visitorKey: r['visitor_key'] as bigint,
+        start: Number(r['start']),
+        lastTs: Number(r['last_ts']),
+        end: Number(r['end']),
+        pageviews: Number(r['pageviews']),
+        events: Number(r['events']),
+        dims: VISIT_DIMS.map((c) => (r[c] as string | null) ?? null),
+        exit: (r['exit_page'] as string | null) ?? null,
+        prevAt,
+        prevs: PREV_COLUMNS.map((c) => {
+          const v = r[c];
+          if (v === null || v === undefined) return prevAt;
+          return Number(v) < 0 ? null : Number(v);
+        }),
+      });
+      await inserts.add(JSON.stringify(row));
     }
   }
-  await send(client, table, lines);
+  await inserts.flush();
 }
 
 /** The rows of a DuckDB statement of JSON lines, sent in inserts of CHUNK rows. */
@@ -336,18 +326,34 @@ async function sendLines(
   progress: (rows: number) => void,
 ): Promise<void> {
   const result = Object.keys(params).length > 0 ? await db.stream(select, params) : await db.stream(select);
-  let lines: string[] = [];
-  let sent = 0;
-  for await (const rows of result.yieldRowsJs()) {
-    for (const [line] of rows) lines.push(line as string);
-    if (lines.length >= CHUNK) {
-      await send(client, table, lines);
-      sent += lines.length;
-      progress(sent);
-      lines = [];
-    }
+  const inserts = new Inserts(client, table, progress);
+  for await (const rows of result.yieldRowsJs()) for (const [line] of rows) await inserts.add(line as string);
+  await inserts.flush();
+}
+
+/** JSON lines gathered into inserts of CHUNK rows, each told to `progress` once sent. */
+class Inserts {
+  #lines: string[] = [];
+  #sent = 0;
+
+  constructor(
+    readonly client: ClickHouseClient,
+    readonly table: string,
+    readonly progress: (rows: number) => void,
+  ) {}
+
+  async add(line: string): Promise<void> {
+    this.#lines.push(line);
+    if (this.#lines.length >= CHUNK) await this.flush();
   }
-  await send(client, table, lines);
+
+  async flush(): Promise<void> {
+    if (this.#lines.length === 0) return;
+    await send(this.client, this.table, this.#lines);
+    this.#sent += this.#lines.length;
+    this.#lines = [];
+    this.progress(this.#sent);
+  }
 }
 
 async function send(client: ClickHouseClient, table: string, lines: string[]): Promise<void> {
