@@ -59,8 +59,8 @@ export interface CopySummary {
   counts: { events: number; sessions: number; crawls: number; bots: number; streams: number };
 }
 
-/** Rows sent per insert. */
-const CHUNK = 100_000;
+/** Rows sent per insert (about 50 MB of JSON at most held at once). */
+const CHUNK = 50_000;
 /** Copy inserts: a month is dropped before it is sent again, so nothing may be left out as a duplicate. */
 const COPY_SETTINGS = { async_insert: 0, insert_deduplicate: 0 } as const;
 
