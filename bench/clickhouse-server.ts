@@ -16,6 +16,8 @@ export interface BenchClickHouse {
   url: string;
   /** bytes on disk of the active parts of a database's tables */
   bytesOf(database: string): Promise<number>;
+  /** merges each table of a database into one part per partition (`OPTIMIZE ... FINAL`) */
+  merge(database: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,17 +46,26 @@ export async function startClickHouse(path: string): Promise<BenchClickHouse> {
     child.once('exit', (code) => reject(new Error(`clickhouse test server exited (${code}): ${out}`)));
   });
   const url = `http://default:@127.0.0.1:${port}`;
+  const run = async (query: string, params: Record<string, string> = {}) => {
+    const search = new URLSearchParams({
+      query,
+      ...Object.fromEntries(Object.entries(params).map(([k, v]) => [`param_${k}`, v])),
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/?${search}`, { method: 'POST' });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${query.slice(0, 60)} answered ${res.status}: ${text}`);
+    return text;
+  };
   return {
     pid: child.pid!,
     url,
     async bytesOf(database) {
-      const query = `SELECT sum(bytes_on_disk) FROM system.parts WHERE database = {db:String} AND active`;
-      const res = await fetch(
-        `http://127.0.0.1:${port}/?param_db=${encodeURIComponent(database)}&query=${encodeURIComponent(query)}`,
-      );
-      const text = await res.text();
-      if (!res.ok) throw new Error(`system.parts answered ${res.status}: ${text}`);
-      return Number(text.trim());
+      const sql = 'SELECT sum(bytes_on_disk) FROM system.parts WHERE database = {db:String} AND active';
+      return Number((await run(sql, { db: database })).trim());
+    },
+    async merge(database) {
+      for (const table of ['events', 'sessions'])
+        await run(`OPTIMIZE TABLE {db:Identifier}.${table} FINAL`, { db: database });
     },
     stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -73,6 +73,8 @@ export interface SizeResult extends TailRecord {
   server?: { afterTail: number | null; peak: number };
   /** the engine's storage: analytics.duckdb and its WAL, or the ClickHouse database's active parts */
   dbBytes: number;
+  /** ClickHouse: the active parts once merged (`OPTIMIZE ... FINAL`), as the background merges leave them */
+  mergedBytes?: number;
   /** the visitor store (visitors.db and its SQLite WAL) */
   storeBytes: number;
   load: { before: string; after: string };
@@ -129,7 +131,16 @@ function targets(engine: BenchEngine, runs: SizeResult[]): string[] {
       : [
           ['tail, events/s', largest, rate(largest), 33_000, n, true],
           ...reports(150),
-          ['bytes per stored event', largest, largest.dbBytes / largest.demo.events, 30, n, false],
+          [
+            largest.mergedBytes === undefined
+              ? 'bytes per stored event (unmerged)'
+              : 'bytes per stored event, merged',
+            largest,
+            (largest.mergedBytes ?? largest.dbBytes) / largest.demo.events,
+            30,
+            n,
+            false,
+          ],
         ];
   const issue = engine === 'duckdb' ? 'issue 38' : 'issue 39';
   return [
@@ -215,8 +226,18 @@ export function reportMarkdown(all: SizeResult[]): string {
       ),
     ),
     row(
-      "engine bytes per event (analytics.duckdb + .wal, or the ClickHouse database's parts)",
+      "engine bytes per event right after the tail (analytics.duckdb + .wal, or the ClickHouse database's active parts)",
       results.map((r) => `${n(r.dbBytes / r.demo.events)} (${mib(r.dbBytes)})`),
+    ),
+    row(
+      'ClickHouse bytes per event once merged (`OPTIMIZE ... FINAL`)',
+      results.map(
+        only('clickhouse', (r) =>
+          r.mergedBytes === undefined
+            ? 'not measured'
+            : `${n(r.mergedBytes / r.demo.events)} (${mib(r.mergedBytes)})`,
+        ),
+      ),
     ),
     row(
       'visitor store (visitors.db) bytes per event',

@@ -269,6 +269,12 @@ async function runSize(
     await query.stop();
     const db = join(dataDir, 'analytics.duckdb');
     const dbBytes = server ? await server.bytesOf(DATABASE) : fileSize(db) + fileSize(`${db}.wal`);
+    // ClickHouse merges parts (and collapses cancelled rows) in the background: what it settles to
+    let mergedBytes: number | undefined;
+    if (server) {
+      await server.merge(DATABASE);
+      mergedBytes = await server.bytesOf(DATABASE);
+    }
     return {
       ...record,
       at: new Date().toISOString(),
@@ -282,6 +288,7 @@ async function runSize(
       rss: { afterTail, peak: peak.query },
       ...(server && { server: { afterTail: serverAfterTail, peak: peak.server } }),
       dbBytes,
+      ...(mergedBytes !== undefined && { mergedBytes }),
       storeBytes: storeBytesOf(engine === 'clickhouse' ? join(dataDir, 'clickhouse') : dataDir),
       load: { before: loadBefore, after: load() },
     };
