@@ -156,8 +156,10 @@ function targets(engine: BenchEngine, runs: SizeResult[]): string[] {
 
 /** The section of BENCHMARKS.md: runs ordered by size, then engine (DuckDB first). */
 export function reportMarkdown(all: SizeResult[]): string {
+  // sizes by their order of magnitude (two runs of "1 M" differ by a few events), DuckDB first
+  const magnitude = (r: SizeResult) => Math.round(Math.log10(r.demo.events));
   const results = [...all].sort(
-    (a, b) => a.demo.events - b.demo.events || (a.engine === b.engine ? 0 : a.engine === 'duckdb' ? -1 : 1),
+    (a, b) => magnitude(a) - magnitude(b) || (a.engine === b.engine ? 0 : a.engine === 'duckdb' ? -1 : 1),
   );
   const engines = (['duckdb', 'clickhouse'] as const).filter((e) => results.some((r) => r.engine === e));
   const head = results.map((r) => `${ENGINE_NAME[r.engine]}, ${size(r)} events`);
