@@ -31,6 +31,8 @@ describe('share links in the dashboard', () => {
       ['visitor-0002', '/pricing', null],
       ['visitor-0003', '/', null],
     ]);
+    // counted without cookies from now on: the list and the share page say so (spec: Sites)
+    await owner.call('PATCH', `/api/v1/sites/${site}`, { cookieless: true });
   }, 60_000);
   afterAll(() => d?.close());
 
@@ -38,6 +40,9 @@ describe('share links in the dashboard', () => {
     const context = await personContext(d);
     const page = await context.newPage();
     await signIn(page);
+    const card = page.locator('.site-card', { hasText: 'shared.localhost' });
+    await card.getByText('Cookieless', { exact: true }).waitFor();
+    await card.screenshot({ path: '.test-results/screens/site-card-cookieless-1280-light.png' });
     await page.goto(`/sites/${site}/settings`);
     const section = page.locator('#shares');
     await section.getByText('No share link yet.').waitFor();
@@ -72,6 +77,10 @@ describe('share links in the dashboard', () => {
     await form.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('heading', { name: 'shared.localhost' }).waitFor();
     await page.getByText('A shared dashboard, read only').waitFor();
+    await page
+      .getByRole('heading', { name: 'shared.localhost' })
+      .getByText('Cookieless', { exact: true })
+      .waitFor();
     await expect
       .poll(() => page.getByRole('heading', { name: 'Sources' }).count(), { timeout: 15_000 })
       .toBe(1);

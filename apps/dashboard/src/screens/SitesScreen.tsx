@@ -6,7 +6,7 @@ import { useLoad } from '../components/use-load.ts';
 import { navigate } from '../router.ts';
 import { isOwner } from '../session.ts';
 import { arrangeSites } from '../sites/arrange.ts';
-import { SiteIcon } from '../sites/SiteIcon.tsx';
+import { CookielessBadge, SiteIcon } from '../sites/SiteIcon.tsx';
 import { Sparkline } from '../sites/Sparkline.tsx';
 
 const ArrangeSites = lazyScreen<{
@@ -46,6 +46,7 @@ function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefi
             favicon={trend?.favicon ? `/api/v1/sites/${site.id}/favicon` : undefined}
           />
           <span class="site-card-domain">{site.domain}</span>
+          {site.cookieless && <CookielessBadge />}
         </span>
         {note ? (
           <span class={trend?.state === 'waiting' ? 'site-card-note' : 'site-card-note warn'}>{note}</span>

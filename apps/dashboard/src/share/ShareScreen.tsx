@@ -4,7 +4,7 @@ import { ErrorNote, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { Report } from '../site/Report.tsx';
-import { SiteIcon } from '../sites/SiteIcon.tsx';
+import { CookielessBadge, SiteIcon } from '../sites/SiteIcon.tsx';
 
 type Opened = Schema<'ShareSession'>;
 
@@ -118,6 +118,7 @@ function SharedReport(props: { token: string; opened: Opened; onEnded: () => voi
           <h1 class="row">
             <SiteIcon domain={site.domain} icon={site.icon} colour={site.colour} />
             {site.domain}
+            {site.cookieless && <CookielessBadge />}
           </h1>
           <p class="muted">A shared dashboard, read only</p>
         </div>

@@ -20,3 +20,15 @@ export function SiteIcon(props: {
     </span>
   );
 }
+
+/** Said wherever a site is listed or shared (spec: a site's cookieless mode is listed there). */
+export function CookielessBadge() {
+  return (
+    <span
+      class="badge quiet"
+      title="Counted without cookies: a daily hash identifies visitors, so nobody is recognised the next day"
+    >
+      Cookieless
+    </span>
+  );
+}
