@@ -100,7 +100,7 @@ export function accuracyReports(engine: AccuracyEngine): void {
       const site = run.stack.sites[name];
       const days = await sendCrawlHits(run.stack.url, site);
       await waitForTailer(run.stack);
-      const to = days.reduce((a, b) => (a > b ? a : b));
+      const to = [...days].sort().at(-1)!;
       const report = await run.stack.json<{
         totals: unknown;
         robots: { robot: string }[];
