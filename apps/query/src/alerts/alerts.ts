@@ -410,8 +410,7 @@ export class Alerts {
     const deps = this.#deps;
     const ctl = deps.control;
     const now = deps.now();
-    // While the tailer has a backlog (a restart after downtime, a catch-up), the engine's last
-    // visit of a site is older than what the WAL holds: no site is judged quiet until it is loaded
+    // a backlog in the WAL (after a restart, a catch-up) holds newer visits: judge no site until loaded
     if (deps.analytics.tailer.lag > 0) return;
     const checks = new Map(installChecks(ctl).map((c) => [c.siteId, c]));
     const checkedToday = [...checks.values()].filter((c) => now - c.checkedAt < DAY_MS).length;
