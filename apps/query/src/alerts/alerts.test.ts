@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { loadConfig } from '@footfall/config';
 import {
   ALERT_RETRY_DELAYS_MS,
@@ -8,153 +6,28 @@ import {
   createCipher,
   createSite,
   deliveriesOf,
-  faviconOf,
-  installCheckOf,
-  type Site,
 } from '@footfall/control';
-import { type TestClock, tempControlDb, testClock } from '@footfall/control/testing';
-import { createLogger } from '@footfall/http';
 import { prepareInstance } from '@footfall/instance';
 import { checkCustomSignature, createConnection } from '@footfall/payments';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QueryDeps } from '../deps.ts';
-import { createDuckDbEngine, type Engine } from '../engine/index.ts';
-import { ev, onStream } from '../engine/test-fixtures.ts';
-import { Alerts } from './alerts.ts';
-import type { AlertMessage } from './message.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  alerts,
+  clock,
+  control,
+  DAY,
+  kinds,
+  received,
+  receiverPort,
+  reconfigure,
+  site,
+  t,
+  useAlertsHarness,
+  visits,
+  webhook,
+} from './test-support.ts';
 
-/**
- * The alert rules with real data: a real control database, a real DuckDB engine loaded through
- * the loader, a local HTTP receiver (let through by the test-only allow list) and a local site
- * homepage for the install check. The clock is the test's.
- */
-interface Received {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-  message: AlertMessage;
-}
-
-let clock: TestClock;
-let control: ReturnType<typeof tempControlDb>;
-let engine: Engine;
-let receiver: Server;
-let received: Received[];
-/** how many of the next requests the receiver answers 500 */
-let failNext: number;
-let homepage: Server;
-let homepageHtml: string;
-let scripts: Record<string, string>;
-/** the install check's requests to the homepage server, and how many were open at once at most */
-let checkRequests: string[];
-let inFlight: number;
-let maxInFlight: number;
-let alerts: Alerts;
-let site: Site;
-let stream = 0;
-
-const listen = (s: Server) =>
-  new Promise<number>((resolve) =>
-    s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)),
-  );
-
-beforeEach(async () => {
-  clock = testClock(Date.UTC(2026, 10, 26, 15, 0, 0)); // a Thursday afternoon, UTC
-  control = tempControlDb({ clock });
-  // in the data directory, so the disk's runway has bytes per event to go by
-  mkdirSync(`${control.dir}/data`, { recursive: true });
-  engine = await createDuckDbEngine({
-    path: `${control.dir}/data/analytics.duckdb`,
-    threads: 1,
-    memoryLimit: '256MB',
-  });
-  received = [];
-  failNext = 0;
-  tailerLag = 0;
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      if (failNext > 0) {
-        failNext -= 1;
-        res.writeHead(500).end();
-        return;
-      }
-      if (req.url === '/moved') {
-        res.writeHead(307, { location: 'http://127.0.0.1:9/' }).end();
-        return;
-      }
-      received.push({
-        path: req.url ?? '',
-        headers: req.headers,
-        body,
-        message: JSON.parse(body) as AlertMessage,
-      });
-      res.writeHead(204).end();
-    });
-  });
-  homepageHtml = '<html><body>no tracker here</body></html>';
-  scripts = {};
-  checkRequests = [];
-  inFlight = 0;
-  maxInFlight = 0;
-  homepage = createServer(async (req, res) => {
-    if (/install check/.test(req.headers['user-agent'] ?? '')) {
-      checkRequests.push(req.url ?? '');
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      // a homepage takes a moment: checks that overlap are seen overlapping
-      if (req.url === '/') await new Promise((r) => setTimeout(r, 15));
-      inFlight -= 1;
-    }
-    const script = scripts[req.url ?? ''];
-    if (script !== undefined)
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(Buffer.from(script, 'latin1'));
-    else res.writeHead(200, { 'content-type': 'text/html' }).end(homepageHtml);
-  });
-  receiverPort = await listen(receiver);
-  homepagePort = await listen(homepage);
-  site = await createSite(control.ctl, { domain: 'example.com' });
-  const deps = alertsDeps({ FOOTFALL_BASE_URL: 'https://footfall.example.com' });
-  alerts = new Alerts(deps);
-});
-let receiverPort: number;
-let homepagePort: number;
-/** WAL records the tailer has not loaded yet (the fake tailer's lag) */
-let tailerLag = 0;
-
-afterEach(async () => {
-  await alerts.stop();
-  await engine.close();
-  await control.cleanup();
-  await new Promise((r) => receiver.close(r));
-  await new Promise((r) => homepage.close(r));
-});
-
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** Visits of `count` different visitors at `at` (one pageview each), loaded as the tailer loads them. */
-async function visits(at: number, count: number, prefix = 'v'): Promise<void> {
-  stream += 1;
-  const records = Array.from({ length: count }, (_, i) =>
-    ev(iso(at + i * 1000), { site: site.id, visitor: `${prefix}${at}-${i}` }),
-  );
-  await engine.applyBatch({ records: onStream(`s${stream}`, records) });
-}
-
-async function webhook(kinds?: string[]) {
-  const made = await createAlertDestination(control.ctl, site.id, {
-    channel: 'webhook',
-    target: `http://127.0.0.1:${receiverPort}/hook/secret-path-token`,
-    host: `127.0.0.1:${receiverPort}`,
-    kinds: (kinds ?? ['tracking_stopped', 'busy_day', 'payment', 'disk_filling', 'health']) as never,
-  });
-  return made;
-}
-
-const kinds = () => received.map((r) => `${r.message.kind}:${r.message.state ?? '-'}`);
+/** The alert rules and their delivery, with real data (set up in ./test-support.ts). */
+useAlertsHarness();
 
 describe('alerts', () => {
   it('signs each webhook post so the receiver can check it, with the documented body', async () => {
@@ -224,87 +97,9 @@ describe('alerts', () => {
     expect(kinds()).toEqual([]);
   });
 
-  it('marks a site quiet for two days stopped after reading its homepage, and clears it with the next visit', async () => {
-    await webhook(['tracking_stopped']);
-    await visits(clock.now() - 3 * DAY, 3);
-    await alerts.tick();
-    expect(kinds()).toEqual(['tracking_stopped:started']);
-    expect(received[0]!.message.data).toEqual({ tracker: 'missing', detail: null });
-    expect(received[0]!.message.text).toContain(`/js/${site.id}.js) is not on its homepage`);
-    const check = installCheckOf(control.ctl, site.id)!;
-    expect(check.stoppedAt).toBe(clock.now());
-    expect(check.outcome.tracker).toBe('missing');
-    // the next pass does not check again (daily), and says nothing new
-    clock.advance(60_000);
-    await alerts.tick();
-    expect(kinds()).toEqual(['tracking_stopped:started']);
-    await visits(clock.now(), 1, 'back-');
-    clock.advance(60_000);
-    await alerts.tick();
-    expect(kinds()).toEqual(['tracking_stopped:started', 'tracking_stopped:cleared']);
-    expect(installCheckOf(control.ctl, site.id)!.stoppedAt).toBeNull();
-  });
-
-  it('judges no site quiet while the tailer has a backlog, and clears a stop once older visits are loaded', async () => {
-    await webhook(['tracking_stopped']);
-    await visits(clock.now() - 3 * DAY, 3);
-    // a restart after downtime: the WAL holds newer visits than the engine yet
-    tailerLag = 5_000;
-    await alerts.tick();
-    expect(kinds()).toEqual([]);
-    expect(installCheckOf(control.ctl, site.id)).toBeUndefined();
-    tailerLag = 0;
-    await alerts.tick();
-    expect(kinds()).toEqual(['tracking_stopped:started']);
-    // visits that came before the check, loaded only now: the site is not quiet after all
-    await visits(clock.now() - 3_600_000, 1, 'late-');
-    clock.advance(60_000);
-    await alerts.tick();
-    expect(kinds()).toEqual(['tracking_stopped:started', 'tracking_stopped:cleared']);
-    expect(installCheckOf(control.ctl, site.id)!.stoppedAt).toBeNull();
-  });
-
-  it('checks at most 50 sites a day, 4 at once, reading at most 20 scripts of a page', async () => {
-    const quiet = clock.now() - 3 * DAY;
-    const sites = [site];
-    for (let i = 0; i < 54; i++) sites.push(await createSite(control.ctl, { domain: `s${i}.example.com` }));
-    stream += 1;
-    await engine.applyBatch({
-      records: onStream(
-        `s${stream}`,
-        sites.map((s, i) => ev(iso(quiet + i * 1000), { site: s.id, visitor: `quiet-${i}` })),
-      ),
-    });
-    homepageHtml = Array.from({ length: 25 }, (_, i) => `<script src="/lib${i}.js"></script>`).join('');
-    await alerts.tick();
-    const pages = checkRequests.filter((url) => url === '/');
-    expect(pages).toHaveLength(50);
-    expect(maxInFlight).toBeLessThanOrEqual(4);
-    expect(maxInFlight).toBeGreaterThan(1);
-    // no script carries the site id: each page's first 20 are read, the other 5 never
-    expect(checkRequests.filter((url) => url.startsWith('/lib'))).toHaveLength(50 * 20);
-    expect(checkRequests.some((url) => /^\/lib2[0-4]\.js$/.test(url))).toBe(false);
-    // the day's 50 are spent: later passes that day check nothing more
-    checkRequests = [];
-    clock.advance(3_600_000);
-    await alerts.tick();
-    expect(checkRequests).toEqual([]);
-  }, 60_000);
-
-  it('finds the tracker in the page or inside one of its scripts', async () => {
-    await webhook(['tracking_stopped']);
-    await visits(clock.now() - 3 * DAY, 1);
-    homepageHtml = `<script defer src="/js/app.js"></script><script src='/assets/stats.js'></script>`;
-    scripts['/assets/stats.js'] = `(function(){var s=${JSON.stringify(site.id)};fetch("/api/e")})()`;
-    await alerts.tick();
-    expect(received[0]!.message.data).toEqual({ tracker: 'found', detail: null });
-    expect(received[0]!.message.text).toContain('The tracker is still on its homepage');
-  });
-
   it('sends the disk filling once when it starts and once when it clears, to destinations of every site', async () => {
     // the threshold is configuration: an instance whose every disk is filling
-    await alerts.stop();
-    alerts = new Alerts(alertsDeps({ FOOTFALL_DISK_ALERT_DAYS: '100000000' }));
+    await reconfigure({ FOOTFALL_DISK_ALERT_DAYS: '100000000' });
     await webhook(['disk_filling']);
     const other = await createSite(control.ctl, { domain: 'other.example' });
     await createAlertDestination(control.ctl, other.id, {
@@ -321,8 +116,7 @@ describe('alerts', () => {
     expect(received[0]!.message.site).toBeNull();
     expect(received[0]!.message.data).toMatchObject({ threshold_days: 100000000 });
     // the same disk measured against a threshold it passes by far (as after making room)
-    await alerts.stop();
-    alerts = new Alerts(alertsDeps({ FOOTFALL_DISK_ALERT_DAYS: '1' }));
+    await reconfigure({ FOOTFALL_DISK_ALERT_DAYS: '1' });
     clock.advance(2 * 60_000);
     await alerts.tick();
     await alerts.tick();
@@ -436,7 +230,7 @@ describe('alerts', () => {
   it('retries a failed delivery after 30 s, 2 min, 10 min, 1 h and 6 h, then gives up', async () => {
     await webhook(['tracking_stopped']);
     await visits(clock.now() - 3 * DAY, 1);
-    failNext = 2;
+    t.failNext = 2;
     await alerts.tick();
     expect(received).toHaveLength(0);
     clock.advance(ALERT_RETRY_DELAYS_MS[0]!);
@@ -452,7 +246,7 @@ describe('alerts', () => {
 
     // a receiver that never takes it: six attempts, then given up
     await visits(clock.now(), 1, 'back-');
-    failNext = 100;
+    t.failNext = 100;
     await alerts.tick();
     for (const delay of ALERT_RETRY_DELAYS_MS) {
       clock.advance(delay);
@@ -474,57 +268,5 @@ describe('alerts', () => {
     });
     const error = await alerts.test(site, made.destination.id);
     expect(error).toBe('refused: a loopback address');
-  });
-});
-
-function alertsDeps(env: Record<string, string>): QueryDeps {
-  const config = loadConfig({
-    FOOTFALL_DATA_DIR: `${control.dir}/data`,
-    FOOTFALL_UNSAFE_OUTBOUND_ALLOW: `127.0.0.1:${receiverPort},127.0.0.1:${homepagePort}`,
-    FOOTFALL_UNSAFE_SITE_ORIGIN: `http://127.0.0.1:${homepagePort}`,
-    ...env,
-  });
-  return {
-    config,
-    instance: prepareInstance(config),
-    logger: createLogger({ level: 'silent', name: 'test' }),
-    now: clock.now,
-    control: control.ctl,
-    analytics: {
-      engine,
-      engineState: { ready: true, waiting: null, since: null },
-      tailer: {
-        get lag() {
-          return tailerLag;
-        },
-      },
-    },
-  } as unknown as QueryDeps;
-}
-
-describe('favicons', () => {
-  const PNG = Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    Buffer.alloc(40, 1),
-  ]);
-
-  it('keeps the icon the homepage links to, once a week, and never an SVG', async () => {
-    homepageHtml =
-      '<head><link rel="shortcut icon" href="/static/icon.png"><link rel=stylesheet href=/a.css></head>';
-    scripts['/static/icon.png'] = PNG.toString('latin1');
-    await alerts.tick();
-    const stored = faviconOf(control.ctl, site.id)!;
-    expect(stored.image?.contentType).toBe('image/png');
-    expect(stored.image?.bytes.subarray(0, 8)).toEqual(PNG.subarray(0, 8));
-    // an SVG (it can carry script) is not kept, even as /favicon.ico
-    homepageHtml = '<link rel="icon" href="/icon.svg">';
-    scripts['/icon.svg'] = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
-    scripts['/favicon.ico'] = scripts['/icon.svg'];
-    clock.advance(86_400_000);
-    await alerts.tick();
-    expect(faviconOf(control.ctl, site.id)!.fetchedAt).toBe(stored.fetchedAt); // not due for a week
-    clock.advance(7 * 86_400_000);
-    await alerts.tick();
-    expect(faviconOf(control.ctl, site.id)!.image).toBeNull();
   });
 });
