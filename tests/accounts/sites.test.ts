@@ -86,6 +86,26 @@ describe('sites over the API', () => {
     });
   });
 
+  it('keeps a retention of its own, or follows the instance with null, and refuses one out of range', async () => {
+    const s = await site('a.com');
+    expect(s).toMatchObject({ retention_days: null });
+    const patch = (body: unknown) => h.call('PATCH', `/api/v1/sites/${s.id}`, { body, agent: owner });
+    const set = await patch({ retention_days: 400 });
+    expect(((await set.json()) as { site: unknown }).site).toMatchObject({ retention_days: 400 });
+    for (const bad of [29, 36_501, 90.5, '90']) {
+      const res = await patch({ retention_days: bad, currency: 'EUR' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ field: 'retention_days' });
+    }
+    const got = await h.call('GET', `/api/v1/sites/${s.id}`, { agent: owner });
+    expect(((await got.json()) as { site: unknown }).site).toMatchObject({
+      retention_days: 400,
+      currency: 'USD',
+    });
+    const cleared = await patch({ retention_days: null });
+    expect(((await cleared.json()) as { site: unknown }).site).toMatchObject({ retention_days: null });
+  });
+
   it('rotates the proxy key', async () => {
     const s = await site('a.com');
     const res = await h.call('POST', `/api/v1/sites/${s.id}/proxy-key`, { agent: owner });

@@ -10,6 +10,7 @@ import type { CardPool } from './cards/pool.ts';
 import type { ExchangeRates } from './exchange-rates.ts';
 import type { PaymentsSync } from './payments-sync.ts';
 import type { ReadControl } from './read-control.ts';
+import type { Retention } from './retention.ts';
 
 /** Everything the query service's routes need, built once in main.ts and passed down. */
 export interface QueryDeps {
@@ -37,6 +38,8 @@ export interface QueryDeps {
   backups?: Backups | undefined;
   /** the worker threads that draw share cards (absent in tests that do not need them) */
   cards?: CardPool | undefined;
+  /** the daily deletion of visits past their retention (absent in tests that do not need it) */
+  retention?: Retention | undefined;
   /** alert rules and their deliveries (absent in tests that do not need them) */
   alerts?: Alerts | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */

@@ -32,6 +32,7 @@ import { createClickHouseEngine } from './engine/clickhouse/engine.ts';
 import { ExchangeRates } from './exchange-rates.ts';
 import { PaymentsSync } from './payments-sync.ts';
 import { ReadControl } from './read-control.ts';
+import { Retention } from './retention.ts';
 
 /** A running query service. */
 export interface QueryService {
@@ -174,6 +175,13 @@ export async function startQueryService(
     }),
   };
   deps.alerts = new Alerts(deps);
+  deps.retention = new Retention({
+    analytics,
+    control,
+    defaultDays: config.retentionDays,
+    logger,
+    now: Date.now,
+  });
   deps.cards = new CardPool();
   const created = await ensureSites(control, config.sites);
   if (created.length > 0)
@@ -208,6 +216,7 @@ export async function startQueryService(
   deps.paymentsSync?.start();
   await deps.backups?.start();
   deps.alerts.start();
+  deps.retention.start();
   return {
     socketPath,
     async stop() {
@@ -217,6 +226,7 @@ export async function startQueryService(
       await deps.paymentsSync?.stop();
       await deps.backups?.stop();
       await deps.alerts?.stop();
+      await deps.retention?.stop();
       await deps.cards?.close();
       await analytics.tailer.stop();
       await analytics.prep?.stop();

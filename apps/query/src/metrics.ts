@@ -178,6 +178,19 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
     'Alerts given up after their last retry, by kind and channel',
     (c) => c.givenUp,
   );
+  new Counter({
+    name: 'footfall_retention_deleted_total',
+    help: 'Visits and events deleted by the visit retention (FOOTFALL_RETENTION_DAYS), by what',
+    labelNames: ['what'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counts = deps.retention?.counts;
+      if (counts === undefined) return;
+      this.inc({ what: 'visits' }, counts.visits);
+      this.inc({ what: 'events' }, counts.events);
+    },
+  });
   const timing: MiddlewareHandler = async (c, next) => {
     const started = performance.now();
     await next();

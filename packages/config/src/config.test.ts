@@ -108,6 +108,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps every visit unless a retention of 30 days or more is set', () => {
+    expect(loadConfig({}).retentionDays).toBeUndefined();
+    expect(loadConfig({ FOOTFALL_RETENTION_DAYS: '' }).retentionDays).toBeUndefined();
+    expect(loadConfig({ FOOTFALL_RETENTION_DAYS: '395' }).retentionDays).toBe(395);
+    for (const bad of ['7', '36501', '90d', '-1']) {
+      expect(problemsOf({ FOOTFALL_RETENTION_DAYS: bad })[0]).toMatch(/^FOOTFALL_RETENTION_DAYS: /);
+    }
+  });
+
   it('sends alert e-mail with FOOTFALL_SMTP_URL alone, from a documented default sender', () => {
     const from = (env: Record<string, string>) => loadConfig(env).mailFrom;
     expect(from({})).toBeUndefined();

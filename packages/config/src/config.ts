@@ -64,6 +64,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** the disk alert fires when the data volume lasts fewer days than this */
   diskAlertDays: number;
+  /** visits and events older than this many days are deleted daily; undefined keeps them all (a site may set its own) */
+  retentionDays: number | undefined;
   /** benchmark-only switches; never set in production */
   unsafe: {
     noRateLimit: boolean;
@@ -162,6 +164,13 @@ const hostPortList = from((t) => {
 });
 
 /** The payment providers whose API address a test may replace (packages/payments). */
+/**
+ * The shortest and longest visit retention (FOOTFALL_RETENTION_DAYS, a site's `retention_days`):
+ * at least a month, so the default 30-day report and its comparison never lose visits mid-period.
+ */
+export const RETENTION_MIN_DAYS = 30;
+export const RETENTION_MAX_DAYS = 36_500;
+
 const PAYMENT_API_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy', 'polar', 'dodo'];
 const paymentApis = from((t) => {
   const out: Record<string, string> = {};
@@ -247,6 +256,7 @@ const EnvSchema = v.object({
     from((t) => parseIntIn(t, 1, 100_000_000)),
     '14',
   ),
+  FOOTFALL_RETENTION_DAYS: v.optional(from((t) => parseIntIn(t, RETENTION_MIN_DAYS, RETENTION_MAX_DAYS))),
 });
 
 /** Every variable Footfall reads (for `footfall config` and the docs test). */
@@ -345,6 +355,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     apiToken: o.FOOTFALL_API_TOKEN,
     metricsToken: o.FOOTFALL_METRICS_TOKEN,
     diskAlertDays: o.FOOTFALL_DISK_ALERT_DAYS,
+    retentionDays: o.FOOTFALL_RETENTION_DAYS,
     unsafe: {
       noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT,
       anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,

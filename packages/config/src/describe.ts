@@ -59,6 +59,10 @@ export function describeConfig(config: Config): string[] {
     ['FOOTFALL_API_TOKEN', mask(config.apiToken)],
     ['FOOTFALL_METRICS_TOKEN', mask(config.metricsToken)],
     ['FOOTFALL_DISK_ALERT_DAYS', show(config.diskAlertDays)],
+    [
+      'FOOTFALL_RETENTION_DAYS',
+      config.retentionDays === undefined ? '(not set: kept)' : String(config.retentionDays),
+    ],
   ];
   if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
   if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);

@@ -7,6 +7,8 @@ export {
   loadConfig,
   NOT_YET_USED,
   type Platform,
+  RETENTION_MAX_DAYS,
+  RETENTION_MIN_DAYS,
   SECRET_VARIABLES,
   VARIABLES,
 } from './config.ts';

@@ -481,6 +481,13 @@ const V14: ControlMigration = {
   `,
 };
 
+const V15: ControlMigration = {
+  version: 15,
+  name: 'visit retention per site',
+  // days of visits a site keeps (null: the instance's FOOTFALL_RETENTION_DAYS, or all)
+  sql: `ALTER TABLE sites ADD COLUMN retention_days INTEGER;`,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -497,4 +504,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V12,
   V13,
   V14,
+  V15,
 ];

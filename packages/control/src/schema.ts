@@ -124,6 +124,7 @@ export interface SitesTable {
   cookieless: number;
   proxy_key: string;
   city_recording: number;
+  retention_days: number | null;
   icon: string | null;
   colour: string | null;
   created_at: number;

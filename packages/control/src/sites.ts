@@ -1,4 +1,4 @@
-import { bareHost, parseDomain } from '@footfall/config';
+import { bareHost, parseDomain, RETENTION_MAX_DAYS, RETENTION_MIN_DAYS } from '@footfall/config';
 import { AppError } from '@footfall/http';
 import type Database from 'better-sqlite3';
 import { consentColumns } from './consent-bar.ts';
@@ -45,6 +45,8 @@ export interface Site {
   consentForeground: string | null;
   /** whether each module is on */
   modules: Record<ModuleName, boolean>;
+  /** days of visits it keeps; null for the instance's setting (FOOTFALL_RETENTION_DAYS) */
+  retentionDays: number | null;
 }
 
 /** Fields an owner may set. */
@@ -62,6 +64,7 @@ export interface SiteFields {
   consentForeground: string | null;
   /** modules to switch on (true) or off (false); the others stay as they are */
   modules: Partial<Record<ModuleName, boolean>>;
+  retentionDays: number | null;
 }
 
 export const SITE_DEFAULTS = {
@@ -88,6 +91,7 @@ const toSite = (r: SitesTable): Site => ({
   consentBackground: r.consent_background,
   consentForeground: r.consent_foreground,
   modules: modulesOf(r.modules_off),
+  retentionDays: r.retention_days ?? null,
 });
 
 /** Each module on or off, from the stored list of those switched off (unknown names ignored). */
@@ -104,6 +108,18 @@ function modulesOf(stored: string | undefined): Record<ModuleName, boolean> {
 
 const bad = (field: string, problem: string) =>
   new AppError('invalid_body', `${field}: ${problem}`, { field });
+
+/** A site's own retention in days, or null for the instance's; out of range is a 400. */
+function retentionOf(days: number | null): number | null {
+  if (days === null) return null;
+  if (!Number.isInteger(days) || days < RETENTION_MIN_DAYS || days > RETENTION_MAX_DAYS) {
+    throw bad(
+      'retention_days',
+      `must be a whole number of days from ${RETENTION_MIN_DAYS} to ${RETENTION_MAX_DAYS}, or null`,
+    );
+  }
+  return days;
+}
 
 /**
  * A bare domain from what was typed or pasted (`https://www.Example.com/x` -> `example.com`): a
@@ -207,6 +223,7 @@ export async function createSite(
     consent_background: null,
     consent_foreground: null,
     modules_off: '[]',
+    retention_days: retentionOf(input.retentionDays ?? null),
     ...consentColumns(input, { background: null, foreground: null }),
   };
   const r = await ctl.db
@@ -231,6 +248,7 @@ export async function updateSite(ctl: ControlDb, id: string, patch: Partial<Site
   if (patch.icon !== undefined) set.icon = patch.icon;
   if (patch.colour !== undefined) set.colour = patch.colour;
   if (patch.consentBar !== undefined) set.consent_bar = patch.consentBar ? 1 : 0;
+  if (patch.retentionDays !== undefined) set.retention_days = retentionOf(patch.retentionDays);
   // A colour is checked against the stored other one. Two owners changing one colour each at the
   // same moment could store a pair neither checked: too rare to hold a write lock across the read.
   const current = getSite(ctl, id);

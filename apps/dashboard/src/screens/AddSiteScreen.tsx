@@ -15,6 +15,7 @@ export function AddSiteScreen() {
     city_recording: false,
     icon: '',
     colour: '',
+    retention_days: '',
   });
   const submit = useSubmit(async () => {
     const { site } = await unwrap(

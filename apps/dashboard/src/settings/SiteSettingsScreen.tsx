@@ -23,7 +23,14 @@ const formOf = (s: Schema<'Site'>): SiteForm => ({
   city_recording: s.city_recording,
   icon: s.icon ?? '',
   colour: s.colour ?? '',
+  retention_days: s.retention_days === null ? '' : String(s.retention_days),
 });
+
+/** The value the API takes for a changed field: empty texts are null, days a number. */
+function bodyValue(key: keyof SiteForm, value: SiteForm[keyof SiteForm]): unknown {
+  if (key === 'retention_days') return value === '' ? null : Number(value);
+  return (key === 'icon' || key === 'colour') && value === '' ? null : value;
+}
 
 function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Site'>) => void }) {
   const [form, setForm] = useState(formOf(props.site));
@@ -34,7 +41,7 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
     const body: Record<string, unknown> = {};
     for (const key of Object.keys(form) as (keyof SiteForm)[]) {
       if (form[key] === before[key]) continue;
-      body[key] = (key === 'icon' || key === 'colour') && form[key] === '' ? null : form[key];
+      body[key] = bodyValue(key, form[key]);
     }
     const answer = await unwrap(
       api.PATCH('/api/v1/sites/{site}', { params: { path: { site: props.site.id } }, body }),
@@ -53,7 +60,9 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
         errorOf={save.fieldError}
         full
       />
-      <ErrorNote error={save.formError('domain', 'timezone', 'currency', 'icon', 'colour')} />
+      <ErrorNote
+        error={save.formError('domain', 'timezone', 'currency', 'icon', 'colour', 'retention_days')}
+      />
       {saved && <p role="status">Saved.</p>}
       <button class="button" type="submit" disabled={save.busy}>
         Save

@@ -1,4 +1,5 @@
 import { Field } from '../components/ui.tsx';
+import { session } from '../session.ts';
 
 export interface SiteForm {
   domain: string;
@@ -8,6 +9,8 @@ export interface SiteForm {
   city_recording: boolean;
   icon: string;
   colour: string;
+  /** days of visits kept, as typed; empty follows the instance (settings only) */
+  retention_days: string;
 }
 
 const zones = (): string[] => {
@@ -15,6 +18,14 @@ const zones = (): string[] => {
   return list.includes('UTC') ? list : ['UTC', ...list];
 };
 const currencies = (): string[] => Intl.supportedValuesOf?.('currency') ?? ['USD', 'EUR', 'GBP'];
+
+/** What an empty retention means on this instance, and what a number does. */
+function retentionHint(): string {
+  const instance = session.value?.instance.retention_days ?? null;
+  const empty =
+    instance === null ? 'Empty keeps every visit.' : `Empty follows this server: ${instance} days.`;
+  return `Older visits and their events are deleted each night (30 to 36500 days); payments stay. ${empty}`;
+}
 
 /** The browser's own time zone: the likely zone of a new site. */
 export function localZone(): string {
@@ -111,6 +122,26 @@ export function SiteFields(props: {
       </label>
       {props.full && (
         <>
+          <Field label="Keep visits for" hint={retentionHint()} error={errorOf('retention_days')}>
+            {(id, d) => (
+              <div class="row">
+                <input
+                  id={id}
+                  aria-describedby={d}
+                  type="number"
+                  inputMode="numeric"
+                  min={30}
+                  max={36500}
+                  step={1}
+                  class="input-short"
+                  placeholder={String(session.value?.instance.retention_days ?? '')}
+                  value={form.retention_days}
+                  onInput={(e) => set({ retention_days: e.currentTarget.value })}
+                />
+                <span>days</span>
+              </div>
+            )}
+          </Field>
           <Field
             label="Icon"
             hint="The address of an image (https), or empty for a letter."

@@ -14,6 +14,7 @@ const stored: Site = {
   consentText: null,
   consentBackground: null,
   consentForeground: null,
+  retentionDays: null,
   modules: {
     notes: true,
     goals: true,

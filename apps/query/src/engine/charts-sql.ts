@@ -77,11 +77,7 @@ export async function readCharts(
   const rows = await db.read(
     p.query(`WITH v AS MATERIALIZED (
         SELECT session_id, visitor_key, started_at, pageviews, coalesce(channel, 'Direct') AS channel,
-          ${bkt} AS bkt ${from}
-      ), firsts AS (
-        SELECT visitor_key, min(started_at) AS first_at FROM sessions
-        WHERE site = ${site} AND started_at < ${end} AND visitor_key IN (SELECT visitor_key FROM v)
-        GROUP BY visitor_key
+          prev_at IS NULL AS first, ${bkt} AS bkt ${from}
       ), engaged AS (
         SELECT session_id, sum(engaged_ms) AS ms FROM events
         WHERE site = ${site} AND visit_start >= ${start} AND visit_start < ${end} AND kind = 'en'
@@ -90,8 +86,7 @@ export async function readCharts(
       )
       SELECT 'channel' AS card, bkt, channel AS val, count(*)::DOUBLE AS visits FROM v GROUP BY bkt, channel
       UNION ALL
-      SELECT 'new', v.bkt, CASE WHEN v.started_at > f.first_at THEN 'returning' ELSE 'first' END, count(*)::DOUBLE
-        FROM v JOIN firsts f USING (visitor_key) GROUP BY ALL
+      SELECT 'new', bkt, CASE WHEN first THEN 'first' ELSE 'returning' END, count(*)::DOUBLE FROM v GROUP BY ALL
       UNION ALL
       SELECT 'pages', NULL, (CASE ${pagesCase} END)::VARCHAR, count(*)::DOUBLE FROM v GROUP BY ALL
       UNION ALL

@@ -112,6 +112,7 @@ export function deferEngine(
     crawlCounters: read((e) => e.crawlCounters),
     botCounters: read((e) => e.botCounters),
     deleteSite: later((e) => e.deleteSite),
+    expire: later((e) => e.expire),
     snapshot: later((e) => e.snapshot),
     close: async () => {
       if (inner === undefined) {

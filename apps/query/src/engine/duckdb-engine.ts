@@ -15,6 +15,7 @@ import {
   type Engine,
   type ReadControl,
 } from './engine.ts';
+import { expireVisits } from './expire.ts';
 import { readFunnel } from './funnels-sql.ts';
 import { readGoalProperties, readGoals } from './goals-sql.ts';
 import { readLifetime } from './lifetime.ts';
@@ -255,6 +256,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       );
     },
     deleteSite: (site) => write(() => deleteSite(site)),
+    expire: async (q) => {
+      await opened; // the store is opened by work on the writer: not awaited inside it
+      return write(async () => {
+        const expired = await expireVisits(db.writer, store, q.site, q.before);
+        if (expired.visits + expired.events > 0) generation++;
+        return expired;
+      });
+    },
     snapshot: (target, during) =>
       write(async () => {
         await db.writer.run('CHECKPOINT');

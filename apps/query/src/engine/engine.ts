@@ -122,6 +122,12 @@ export interface Engine {
   storage(q?: ReadControl): Promise<{ events: number; lastSevenDays: number }>;
   crawlCounters(q: CrawlCounterQuery): Promise<CrawlCounterRow[]>;
   botCounters(q: { site: string; from: string; to: string }): Promise<BotCounterRow[]>;
+  /**
+   * Deletes a site's visits that started before `before` (unix ms), with their events, the events
+   * of no visit from before it, what was rolled up of those days, and the visitor records of those
+   * whose every visit went (they come back as new visitors). Counters stay (retention.ts).
+   */
+  expire(q: { site: string; before: number }): Promise<Expired>;
   /** Removes every event, visit and counter of a site (stream positions stay). */
   deleteSite(site: string): Promise<void>;
   /**
@@ -136,6 +142,12 @@ export interface Engine {
     during: (positions: Map<string, bigint>) => Promise<void>,
   ): Promise<{ schema: number | null; positions: Map<string, bigint> }>;
   close(): Promise<void>;
+}
+
+/** What a retention pass deleted of one site. */
+export interface Expired {
+  visits: number;
+  events: number;
 }
 
 /**

@@ -81,6 +81,7 @@ export function sessionRoutes(deps: QueryDeps) {
           version: footfallVersion(),
           update_check: deps.config.updateCheck !== undefined && p.person.role === 'owner',
           releases_url: p.person.role === 'owner' ? (deps.config.updateCheck ?? null) : null,
+          retention_days: deps.config.retentionDays ?? null,
         },
       });
     })

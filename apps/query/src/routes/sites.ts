@@ -34,6 +34,8 @@ const fields = {
   consent_text: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(CONSENT_TEXT_MAX)))),
   consent_background: v.optional(v.nullable(hexColour('#1f2937'))),
   consent_foreground: v.optional(v.nullable(hexColour('#ffffff'))),
+  /** days of visits kept, or null for the instance's setting; the range is checked with the others */
+  retention_days: v.optional(v.nullable(v.number())),
 };
 const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
 const Modules = v.strictObject(
@@ -62,6 +64,7 @@ const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
   if (b.consent_text !== undefined) out.consentText = b.consent_text;
   if (b.consent_background !== undefined) out.consentBackground = b.consent_background;
   if (b.consent_foreground !== undefined) out.consentForeground = b.consent_foreground;
+  if (b.retention_days !== undefined) out.retentionDays = b.retention_days;
   return out;
 };
 

@@ -28,6 +28,7 @@ export const siteJson = (s: Site, owner: boolean) => ({
   consent_foreground: s.consentForeground,
   created_at: iso(s.createdAt),
   modules: s.modules,
+  retention_days: s.retentionDays,
   ...(owner ? { proxy_key: s.proxyKey } : {}),
 });
 

@@ -315,6 +315,21 @@ export class VisitorStore {
     for (const k of [...this.#cache.keys()]) if (k.startsWith(`${site}\u0000`)) this.#cache.delete(k);
   }
 
+  /**
+   * Removes the records of some of a site's visitors, whose every visit was deleted (retention):
+   * one who comes back starts again as a new visitor, exactly as a rebuild from the data would.
+   */
+  forget(site: string, visitors: readonly { visitor: string; key: bigint }[]): void {
+    const siteId = this.idOf(site);
+    if (siteId !== undefined) {
+      const remove = this.#db.prepare('DELETE FROM visitors WHERE site = ? AND vkey = ?');
+      this.#db.transaction(() => {
+        for (const { key } of visitors) remove.run(siteId, BigInt.asIntN(64, key));
+      })();
+    }
+    for (const { visitor } of visitors) this.#cache.delete(`${site}\u0000${visitor}`);
+  }
+
   /** Records stored (for tests and metrics). */
   count(): number {
     return this.#db.prepare('SELECT count(*) FROM visitors').pluck().get() as number;

@@ -17,6 +17,7 @@ import {
   runAttributionCh,
   runGoalPayersCh,
 } from './conversions.ts';
+import { expireVisitsCh } from './expire.ts';
 import {
   readJourneyCh,
   readLifetimeCh,
@@ -208,6 +209,12 @@ function clickhouseEngine(
           });
         }
         store.deleteSite(site);
+      }),
+    expire: (q) =>
+      write(async () => {
+        const expired = await expireVisitsCh(client, store, q.site, q.before);
+        if (expired.visits + expired.events > 0) generation++;
+        return expired;
       }),
     // the data is the server's: a backup holds the log it has not applied yet, nothing more
     // (docs/operations.md, "ClickHouse": its own BACKUP keeps the rest)

@@ -223,11 +223,9 @@ export async function readChartsCh(
   const bkt = bucketKeySql(q.bucket, 'started_at', localMsSql('started_at', s.plan, p));
   const visits = scopeVisits(
     s,
-    `visitor_key, started_at, pageviews, coalesce(channel, 'Direct') AS ch, ${F(bkt)} AS bkt`,
+    `visitor_key, started_at, pageviews, coalesce(channel, 'Direct') AS ch, prev_at IS NOT NULL AS returning,
+      ${F(bkt)} AS bkt`,
   );
-  const firsts = `SELECT visitor_key, min(started_at) AS first_at FROM sessions FINAL
-    WHERE site = ${site} AND started_at < ${end} AND visitor_key IN (SELECT visitor_key FROM v)
-    GROUP BY visitor_key`;
   // a goal's events are pageviews or custom events; engagement is the `en` events' time
   const goals = q.goals ?? [];
   const reached = goals.length === 0 ? '0' : `(${goals.map((g) => goalMatchSql(g, p)).join(' OR ')})`;
@@ -247,9 +245,9 @@ export async function readChartsCh(
     `WITH v AS (${visits})
     SELECT c.1 AS card, c.2 AS b, c.3 AS val, ${F('count()')} AS visits
     FROM (
-      SELECT v.bkt AS bkt, v.ch AS ch, v.pageviews AS pageviews, v.started_at > f.first_at AS returning,
+      SELECT v.bkt AS bkt, v.ch AS ch, v.pageviews AS pageviews, v.returning AS returning,
         coalesce(e.ms, 0) AS engaged, coalesce(e.converted, 0) AS converted
-      FROM v JOIN (${firsts}) f USING (visitor_key) LEFT JOIN (${perVisit}) e USING (visitor_key, started_at)
+      FROM v LEFT JOIN (${perVisit}) e USING (visitor_key, started_at)
     )
     ARRAY JOIN arrayConcat([${cards.join(', ')}], if(converted, [${cardRow('goal', 'bkt', null)}], [])) AS c
     GROUP BY card, b, val`,

@@ -46,7 +46,7 @@ export function zoneOffset(timeZone: string, ms: number): number {
 }
 
 /** The instant a local midnight happens (days since 1970-01-01 local). */
-function midnight(timeZone: string, day: number): number {
+export function midnight(timeZone: string, day: number): number {
   const local = day * DAY;
   const guess = local - zoneOffset(timeZone, local);
   return local - zoneOffset(timeZone, guess);
