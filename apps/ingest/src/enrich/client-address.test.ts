@@ -75,6 +75,7 @@ describe('clientAddress', () => {
       ['railway', '7.7.7.7'],
       ['render', '9.9.9.9'],
       ['heroku', '203.0.113.9'],
+      ['koyeb', '203.0.113.9'],
     ])('on %s reads that platform’s own header', (platform, expected) => {
       expect(clientAddress(trust, req(forged, { platform }))).toBe(expected);
     });

@@ -20,6 +20,9 @@ export type AddressSource = { header: string } | { xffRightmost: true };
  * - Render: Cloudflare sits in front, so `X-Forwarded-For` ends with a Cloudflare address;
  *   `CF-Connecting-IP` (set by Cloudflare) holds the visitor, `True-Client-IP` likewise.
  * - Heroku: its router appends the connecting address to `X-Forwarded-For`: rightmost entry.
+ * - Koyeb: its edge sets the standard `X-Forwarded-For` and nothing of its own (koyeb.com/docs,
+ *   "Edge Network"): the rightmost entry, the one its edge appended. Anything left of it was sent
+ *   by the client.
  * - DigitalOcean App Platform: `DO-Connecting-IP`.
  */
 export const PLATFORM_ADDRESS: Readonly<Record<string, readonly AddressSource[]>> = {
@@ -27,6 +30,7 @@ export const PLATFORM_ADDRESS: Readonly<Record<string, readonly AddressSource[]>
   railway: [{ header: 'x-real-ip' }, { header: 'x-envoy-external-address' }],
   render: [{ header: 'cf-connecting-ip' }, { header: 'true-client-ip' }],
   heroku: [{ xffRightmost: true }],
+  koyeb: [{ xffRightmost: true }],
   digitalocean: [{ header: 'do-connecting-ip' }],
 };
 
