@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createConnection, signCustom } from '@footfall/payments';
+import { createConnection, erasePayer, signCustom } from '@footfall/payments';
 import { stripeKit } from '@footfall/payments/testing';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -101,7 +101,7 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
     expect((await send('POST', `/webhooks/custom/${waiting}`, signed(event))).status).toBe(503);
   });
 
-  it('answers a provider webhook: stored, duplicate, ignored, forged, unknown, not ready, not JSON', async () => {
+  it('answers a provider webhook: stored, duplicate, moving no money, forged, unknown, not ready, not JSON', async () => {
     const secret = 'whsec_contract_test_secret';
     const { connection } = createConnection(gw.control, {
       siteId: gw.site.id,
@@ -121,17 +121,32 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
         send('POST', path, { raw, type: 'application/json', headers });
       expect(JSON.parse((await deliver(d.body)).text)).toEqual({ received: true, duplicate: false });
       expect(JSON.parse((await deliver(d.body)).text)).toEqual({ received: true, duplicate: true });
+      // an event that moves no money: kept (and found by erasing its payer), nothing in the ledger
       const other = JSON.stringify({
         id: 'evt_other',
         object: 'event',
         type: 'customer.created',
-        data: { object: {} },
+        data: { object: { id: 'cus_x', object: 'customer', email: 'ada@example.com', name: 'Ada' } },
       });
       const signer = new Stripe('sk_test_contract');
       const sign = (raw: string) => ({
         'stripe-signature': signer.webhooks.generateTestHeaderString({ payload: raw, secret }),
       });
-      expect(JSON.parse((await deliver(other, sign(other))).text)).toMatchObject({ ignored: true });
+      expect(JSON.parse((await deliver(other, sign(other))).text)).toEqual({
+        received: true,
+        duplicate: false,
+        moves_money: false,
+      });
+      expect(JSON.parse((await deliver(other, sign(other))).text)).toMatchObject({ duplicate: true });
+      const kept = () =>
+        (
+          gw.control.raw.prepare("SELECT body FROM webhook_inbox WHERE event_id = 'evt_other'").get() as {
+            body: Buffer;
+          }
+        ).body.toString('utf8');
+      expect(kept()).toBe(other);
+      expect(await erasePayer(gw.control, 'ada@example.com')).toMatchObject({ payloads: 1, payments: 0 });
+      expect(kept()).not.toMatch(/ada@example\.com|Ada/);
       expect((await deliver(d.body.replace('900', '100'))).status).toBe(401);
       expect((await deliver('{"not":', sign('{"not":'))).status).toBe(400);
       expect(

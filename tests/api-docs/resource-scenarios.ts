@@ -112,7 +112,12 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(404);
   const erase = (email: string) =>
     h.call('POST', '/api/v1/data-requests/erase', { body: { email }, agent: owner });
-  expect((await erase('payer@example.com')).json()).toEqual({ payloads: 0, sites: [] });
+  expect((await erase('payer@example.com')).json()).toEqual({
+    payloads: 0,
+    sites: [],
+    unattributed_payments: 0,
+    message: 'Nothing stored names this e-mail address: nothing was erased.',
+  });
   expect((await erase('not an address')).status).toBe(400);
 }
 

@@ -10,6 +10,8 @@ export interface Erasure {
   payloads: number;
   /** sites whose ledger was rebuilt */
   sites: string[];
+  /** the payer's payments: their amounts stay in the ledger, tied to no person or visit */
+  payments: number;
 }
 
 interface Candidate {
@@ -49,7 +51,7 @@ function redacted(adapters: Adapters, row: Candidate): Buffer | null {
  */
 export async function erasePayer(ctl: ControlDb, email: string): Promise<Erasure> {
   const hash = emailHashOf(ctl, email);
-  if (hash === null) return { payloads: 0, sites: [] };
+  if (hash === null) return { payloads: 0, sites: [], payments: 0 };
   const adapters = await adaptersFor(ctl);
   const raw = ctl.raw;
   const run = raw.transaction((): Erasure => {
@@ -116,7 +118,7 @@ export async function erasePayer(ctl: ControlDb, email: string): Promise<Erasure
     }
     // in the same transaction: no moment where the ledger still holds what the inbox lost
     for (const site of sites) rebuildLedger(raw, site, adapters);
-    return { payloads, sites: [...sites].sort() };
+    return { payloads, sites: [...sites].sort(), payments: payments.size };
   });
   return run.immediate();
 }

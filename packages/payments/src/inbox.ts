@@ -11,6 +11,11 @@ export interface Delivery {
   /** what the payload means for the ledger (possibly nothing) */
   events: CustomEvent[];
   source: 'webhook' | 'sync';
+  /**
+   * the payer's e-mail address when no payment event of the payload names one (an event that moves
+   * no money): kept as its keyed hash, so erasing that person finds the payload
+   */
+  email?: string | undefined;
 }
 
 /**
@@ -27,6 +32,7 @@ export function storeDelivery(
   const raw = ctl.raw;
   let email: string | undefined;
   for (const e of delivery.events) if (e.type === 'payment' && e.payment.email) email ??= e.payment.email;
+  email ??= delivery.email;
   const emailHash = emailHashOf(ctl, email);
   const store = raw.transaction((): { duplicate: boolean } => {
     const now = ctl.now();

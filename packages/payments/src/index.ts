@@ -44,6 +44,7 @@ export {
 } from './ledger.ts';
 export {
   cleanApiKey,
+  emailIn,
   loadProvider,
   PROVIDER_IDS,
   PROVIDER_NAMES,

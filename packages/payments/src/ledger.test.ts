@@ -193,7 +193,7 @@ describe('the ledger', () => {
     l.send(payment('pay-2', { visitor: undefined, kind: 'renewal', ...sub }, T + 86_400_000));
     l.send(payment('pay-3', { email: 'bob@example.com', visitor: 'vid-bob' }));
     const erased = await erasePayer(l.ctl, 'ada@example.COM ');
-    expect(erased).toEqual({ payloads: 2, sites: [l.site.id] });
+    expect(erased).toEqual({ payloads: 2, sites: [l.site.id], payments: 2 });
     const bodies = (
       l.ctl.raw.prepare('SELECT body FROM webhook_inbox ORDER BY seq').all() as { body: Buffer }[]
     ).map((r) => r.body.toString('utf8'));

@@ -1,6 +1,7 @@
 import { AppError, limitBody } from '@footfall/http';
 import {
   checkCustomSignature,
+  emailIn,
   loadProvider,
   noteWaiting,
   PROVIDERS,
@@ -110,12 +111,16 @@ export function webhookRoutes(deps: Deps) {
         const eventId = adapter.deliveryId(payload, header);
         if (eventId === null) throw new AppError('invalid_body', `the body is not a ${adapter.name} event`);
         const events = adapter.toLedger(payload, 'webhook');
-        // an event that moves no money (the endpoint's list is fixed, so rare) is acknowledged, not kept
-        if (events.length === 0) return c.json({ received: true, duplicate: false, ignored: true }, 200);
+        // an event that moves no money (the endpoint's list is fixed, so rare) is kept as well: the
+        // inbox holds every verified delivery, and the ledger rebuilt from it reads nothing from it
+        const email = events.length === 0 ? emailIn(payload) : undefined;
         const { duplicate } = store(deps, found, () =>
-          storeDelivery(deps.control, found, { eventId, body, events, source: 'webhook' }),
+          storeDelivery(deps.control, found, { eventId, body, events, source: 'webhook', email }),
         );
-        return c.json({ received: true, duplicate }, 200);
+        return c.json(
+          { received: true, duplicate, ...(events.length === 0 ? { moves_money: false } : {}) },
+          200,
+        );
       })
   );
 }

@@ -67,6 +67,16 @@ function refuse(field: string, why: string): never {
   throw new AppError('invalid_body', `${field}: ${why}`, { field });
 }
 
+/** What an erasure did, in a sentence for the person who asked. */
+function erasureMessage(e: { payloads: number; sites: string[]; payments: number }): string {
+  if (e.payloads === 0) return 'Nothing stored names this e-mail address: nothing was erased.';
+  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+  return (
+    `Removed the personal data of ${n(e.payloads, 'stored payment webhook')} on ${n(e.sites.length, 'site')}. ` +
+    `${n(e.payments, 'payment')} of this person stay in revenue, no longer tied to a person or a visit (unattributed).`
+  );
+}
+
 /**
  * Payment connections of a site (owners only, like every route that can show a secret). Three
  * ways in (docs/payments.md): a provider set up automatically with an API key, a provider set up
@@ -230,10 +240,15 @@ export function paymentRoutes(deps: QueryDeps) {
         const body = await readJson(c, DataRequest);
         const erased = await erasePayer(ctl, body.email);
         deps.logger.info(
-          { payloads: erased.payloads, sites: erased.sites },
+          { payloads: erased.payloads, sites: erased.sites, payments: erased.payments },
           'erased a payer for a data request',
         );
-        return c.json({ payloads: erased.payloads, sites: erased.sites });
+        return c.json({
+          payloads: erased.payloads,
+          sites: erased.sites,
+          unattributed_payments: erased.payments,
+          message: erasureMessage(erased),
+        });
       })
   );
 }

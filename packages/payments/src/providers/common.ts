@@ -52,6 +52,32 @@ export function redactPersonal(value: unknown, extra: readonly string[] = []): u
   return walk(value);
 }
 
+/** The keys an e-mail address is found under in any provider's payloads (compared lower-case). */
+const EMAIL_KEYS = new Set(['email', 'customer_email', 'user_email', 'receipt_email', 'billing_email']);
+
+/**
+ * The first e-mail address a payload holds under one of EMAIL_KEYS, depth first, or undefined: the
+ * payer of an event that moves no money, so erasing them finds its stored payload too.
+ */
+export function emailIn(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const inner of value) {
+      const found = emailIn(inner);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, inner] of Object.entries(value)) {
+    if (EMAIL_KEYS.has(k.toLowerCase()) && typeof inner === 'string' && inner.includes('@')) return inner;
+  }
+  for (const inner of Object.values(value)) {
+    const found = emailIn(inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** A JSON object's field when the value is one, else undefined: for reading payloads defensively. */
 export const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;

@@ -35,5 +35,5 @@ export const PROVIDER_NAMES: Record<ProviderId, string> = {
   dodo: 'Dodo Payments',
 };
 
-export { cleanApiKey, redactPersonal } from './common.ts';
+export { cleanApiKey, emailIn, redactPersonal } from './common.ts';
 export * from './types.ts';
