@@ -21,8 +21,8 @@ import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:z
 import { build, type Plugin } from 'esbuild';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { build as viteBuild } from 'vite';
-import { buildTracker } from '../packages/tracker/src/build.ts';
-import { TRACKER_BUILDS } from '../packages/tracker/src/variants.ts';
+import { buildAddon, buildTracker } from '../packages/tracker/src/build.ts';
+import { TRACKER_ADDONS, TRACKER_BUILDS } from '../packages/tracker/src/variants.ts';
 import { NATIVE_PACKAGES } from './native-packages.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,9 +39,12 @@ const prebuiltTracker: Plugin = {
     });
     b.onLoad({ filter: /.*/, namespace: 'prebuilt-tracker' }, () => {
       const built = Object.fromEntries(TRACKER_BUILDS.map((b) => [b, buildTracker(b)]));
+      const addons = Object.fromEntries(TRACKER_ADDONS.map((a) => [a, buildAddon(a)]));
       return {
         contents: `const BUILT = ${JSON.stringify(built)};
-export function buildTracker(build = 'default') { return BUILT[build]; }`,
+const ADDONS = ${JSON.stringify(addons)};
+export function buildTracker(build = 'default') { return BUILT[build]; }
+export function buildAddon(addon) { return ADDONS[addon]; }`,
         loader: 'js',
       };
     });

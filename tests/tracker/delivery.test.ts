@@ -244,6 +244,42 @@ describe('checkout links', () => {
   });
 });
 
+describe('Paddle.js checkouts', () => {
+  it('carry the visitor id as custom data, from a paddle_button and from Paddle.Checkout.open, keeping the site’s own', async () => {
+    // a stand-in for Paddle.js: what Paddle would receive
+    const paddle = `<script>window.Paddle={Checkout:{open(o){window.opened=o}}}</script>`;
+    suite.pages.set(
+      '/paddle',
+      pageHtml(scriptUrl(suite), {
+        body: `${paddle}
+          <a id="button" class="paddle_button" href="#" data-items='[{"priceId":"pri_1"}]'
+            data-custom-data='{"plan":"pro"}'><span id="inner">Buy</span></a>
+          <button id="code" onclick="Paddle.Checkout.open({items:[{priceId:'pri_2'}],customData:{order:'o-1'}})">Buy</button>
+          <button id="bare" onclick="Paddle.Checkout.open({items:[{priceId:'pri_3'}]})">Buy</button>`,
+      }),
+    );
+    const { page, context } = await open('/paddle');
+    await waitForStored(suite, '/paddle', (events) => events.some((e) => e.kind === 'pv'));
+    const vid = await cookieOf(context);
+    expect(vid).toMatch(/^[\w-]{8,64}$/);
+    await page.click('#inner');
+    expect(JSON.parse((await page.getAttribute('#button', 'data-custom-data'))!)).toEqual({
+      footfall_vid: vid,
+      plan: 'pro',
+    });
+    await page.click('#code');
+    expect(await page.evaluate(() => (window as unknown as { opened: unknown }).opened)).toEqual({
+      items: [{ priceId: 'pri_2' }],
+      customData: { footfall_vid: vid, order: 'o-1' },
+    });
+    await page.click('#bare');
+    expect(await page.evaluate(() => (window as unknown as { opened: unknown }).opened)).toEqual({
+      items: [{ priceId: 'pri_3' }],
+      customData: { footfall_vid: vid },
+    });
+  });
+});
+
 describe('web vitals variant', () => {
   // The real gateway serves only the default build at /js/<site>.js (no `?variant=`), so the vitals
   // build comes from the stand-in and posts to the real gateway through data-api.

@@ -12,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '@footfall/config';
 import { createSite, openControlDb, type Site } from '@footfall/control';
 import { dataPaths, footfallVersion, prepareInstance } from '@footfall/instance';
+import { createConnection } from '@footfall/payments';
 import type { Journey, LiveEvent } from '../../apps/query/src/engine/engine.ts';
 import type { Report } from '../../apps/query/src/engine/report-types.ts';
 import { type RunningFootfall, runFootfall, tempDir } from '../support/footfall.ts';
@@ -39,7 +40,10 @@ export interface StoredRow {
 export interface RealStack {
   /** `http://127.0.0.1:<port>`: the real gateway's front door (scripts, `/api/e`, the API). */
   readonly gatewayUrl: string;
-  /** A cookie-mode site on COOKIE_DOMAIN, a cookieless one on COOKIELESS_DOMAIN, one with the consent bar. */
+  /**
+   * A cookie-mode site on COOKIE_DOMAIN (with a Paddle connection), a cookieless one on
+   * COOKIELESS_DOMAIN, one with the consent bar.
+   */
   readonly sites: { cookie: Site; cookieless: Site; consent: Site };
   /** The recent feed of a site (pageviews and custom events of two days, newest first, up to 500). */
   feed(siteId: string): Promise<LiveEvent[]>;
@@ -90,6 +94,8 @@ export async function startRealStack(): Promise<RealStack> {
     cookieless: await createSite(control, { domain: COOKIELESS_DOMAIN, cookieless: true }),
     consent: await createSite(control, { domain: CONSENT_DOMAIN, consentBar: true }),
   };
+  // the cookie site sells through Paddle: its tracker carries the Paddle.js add-on
+  createConnection(control, { siteId: sites.cookie.id, provider: 'paddle', setup: 'manual' });
   await control.close();
 
   let query: RunningFootfall | undefined;

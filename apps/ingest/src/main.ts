@@ -3,6 +3,7 @@ import type { Config } from '@footfall/config';
 import { getSite, openControlDb } from '@footfall/control';
 import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
+import { hasConnections } from '@footfall/payments';
 import { getRequestListener } from '@hono/node-server';
 import { createIngestApp } from './app.ts';
 import type { IngestDeps } from './deps.ts';
@@ -59,7 +60,10 @@ export async function startIngestGateway(
     instance,
     logger,
     now: Date.now,
-    sites: new CachedSites((id) => siteInfo(getSite(control, id))),
+    sites: new CachedSites((id) => {
+      const site = getSite(control, id);
+      return siteInfo(site, site !== undefined && hasConnections(control, id, 'paddle'));
+    }),
     control,
     eventLog,
     stats: new IngestStats(),

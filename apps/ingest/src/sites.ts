@@ -12,10 +12,12 @@ export interface SiteInfo {
   cityRecording: boolean;
   /** The consent bar its tracker shows, defaults filled in; absent when the site has it off. */
   consentBar?: ConsentBar;
+  /** whether it has a Paddle connection: its tracker carries the Paddle.js add-on */
+  paddle?: boolean;
 }
 
 /** The gateway's view of a stored site; a domain stored before `www.` was dropped compares all the same. */
-export function siteInfo(site: Site | undefined): SiteInfo | undefined {
+export function siteInfo(site: Site | undefined, paddle = false): SiteInfo | undefined {
   if (site === undefined) return undefined;
   const { id, domain, timezone, cookieless, proxyKey, cityRecording } = site;
   const consentBar = consentBarOf(site);
@@ -27,6 +29,7 @@ export function siteInfo(site: Site | undefined): SiteInfo | undefined {
     proxyKey,
     cityRecording,
     ...(consentBar ? { consentBar } : {}),
+    ...(paddle ? { paddle } : {}),
   };
 }
 

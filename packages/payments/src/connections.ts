@@ -205,11 +205,16 @@ export function connectionsSummary(ctl: ControlDb): { count: number; lastEventAt
   return { count: found.n, lastEventAt: found.last };
 }
 
-/** Whether a site has any connection: its reports and CSV then carry revenue. */
-export function hasConnections(ctl: ControlDb, siteId: string): boolean {
-  return (
-    ctl.raw.prepare('SELECT 1 FROM payment_connections WHERE site_id = ? LIMIT 1').get(siteId) !== undefined
-  );
+/**
+ * Whether a site has any connection (its reports and CSV then carry revenue), or one of `provider`
+ * (a Paddle connection adds the Paddle.js add-on to its tracker).
+ */
+export function hasConnections(ctl: ControlDb, siteId: string, provider?: Provider): boolean {
+  const sql =
+    provider === undefined
+      ? 'SELECT 1 FROM payment_connections WHERE site_id = ? LIMIT 1'
+      : 'SELECT 1 FROM payment_connections WHERE site_id = ? AND provider = ? LIMIT 1';
+  return ctl.raw.prepare(sql).get(...(provider === undefined ? [siteId] : [siteId, provider])) !== undefined;
 }
 
 export function renameConnection(ctl: ControlDb, siteId: string, id: string, name: string): Connection {

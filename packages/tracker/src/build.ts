@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { CONSENT_PLACEHOLDERS, PLACEHOLDERS, type TrackerBuild } from './variants.ts';
+import { CONSENT_PLACEHOLDERS, PLACEHOLDERS, type TrackerAddon, type TrackerBuild } from './variants.ts';
 
 // Builds the browser script with esbuild. The servers never run this: `pnpm build`
 // (scripts/build.ts) calls it once per build and puts a module holding the results in its place
 // in the built gateway; tests and benchmarks that run the sources call it directly.
 const ENTRY = fileURLToPath(new URL('./browser/main.ts', import.meta.url));
 const built = new Map<TrackerBuild, string>();
+const addons = new Map<TrackerAddon, string>();
 
 /**
  * The minified script of one build with its placeholders still in, built once per process with
@@ -42,6 +43,30 @@ export function buildTracker(build: TrackerBuild = 'default'): string {
         throw new Error(`tracker build ${build}: ${placeholder} must occur ${consent ? 'once' : 'never'}`);
     }
     built.set(build, code);
+  }
+  return code;
+}
+
+/**
+ * The minified script of an add-on (`browser/<name>.ts`), appended by renderTracker() to the
+ * tracker of a site that needs it; built once per process and cached like the builds.
+ */
+export function buildAddon(addon: TrackerAddon): string {
+  let code = addons.get(addon);
+  if (code === undefined) {
+    const result = buildSync({
+      entryPoints: [fileURLToPath(new URL(`./browser/${addon}.ts`, import.meta.url))],
+      bundle: true,
+      write: false,
+      minify: true,
+      format: 'iife',
+      target: 'es2020',
+      legalComments: 'none',
+      logLevel: 'silent',
+      tsconfigRaw: { compilerOptions: { alwaysStrict: false } },
+    });
+    code = result.outputFiles[0]!.text.trim();
+    addons.set(addon, code);
   }
   return code;
 }

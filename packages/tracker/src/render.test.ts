@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildTracker } from './build.ts';
+import { buildAddon, buildTracker } from './build.ts';
 import { renderTracker } from './render.ts';
 import {
+  ADDON_BUDGETS,
   MEASURED_CONSENT_BAR,
   measuredOptions,
   sizeOf,
+  TRACKER_ADDONS,
   TRACKER_BUDGETS,
   TRACKER_BUILDS,
 } from './variants.ts';
@@ -127,6 +129,18 @@ describe('size budget', () => {
     it(`keeps the ${build} script within ${TRACKER_BUDGETS[build]} bytes gzipped`, () => {
       const { code } = renderTracker({ siteId: TYPICAL_SITE, cookieless: false, ...measuredOptions(build) });
       expect(sizeOf(code).gzip).toBeLessThanOrEqual(TRACKER_BUDGETS[build]);
+    });
+  }
+
+  for (const addon of TRACKER_ADDONS) {
+    it(`adds at most ${ADDON_BUDGETS[addon]} bytes gzipped with the ${addon} add-on, and nothing without it`, () => {
+      const options = { siteId: TYPICAL_SITE, cookieless: false };
+      const without = renderTracker(options).code;
+      const withAddon = renderTracker({ ...options, addons: [addon] }).code;
+      expect(withAddon.startsWith(without)).toBe(true);
+      expect(without).not.toContain(buildAddon(addon));
+      expect(sizeOf(withAddon).gzip - sizeOf(without).gzip).toBeLessThanOrEqual(ADDON_BUDGETS[addon]);
+      expect(renderTracker({ ...options, addons: [addon] }).etag).not.toBe(renderTracker(options).etag);
     });
   }
 

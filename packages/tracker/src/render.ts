@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
-import { buildTracker } from './build.ts';
-import { buildOf, CONSENT_PLACEHOLDERS, PLACEHOLDERS, type TrackerVariant } from './variants.ts';
+import { buildAddon, buildTracker } from './build.ts';
+import {
+  buildOf,
+  CONSENT_PLACEHOLDERS,
+  PLACEHOLDERS,
+  type TrackerAddon,
+  type TrackerVariant,
+} from './variants.ts';
 
 /** The site's own consent bar, every value given (the control plane fills in its defaults). */
 export interface ConsentBarOptions {
@@ -26,6 +32,8 @@ export interface RenderTrackerOptions {
   variant?: TrackerVariant;
   /** The site has the consent bar on: the variant's consent build is served, with this bar. */
   consentBar?: ConsentBarOptions;
+  /** Add-ons the site needs, appended after the build (TRACKER_ADDONS): `paddle` with a Paddle connection. */
+  addons?: readonly TrackerAddon[];
 }
 
 // A JSON string is a valid JS string literal; escaping `<` also keeps `</script>` harmless if someone
@@ -70,6 +78,7 @@ export function renderTracker(options: RenderTrackerOptions): { code: string; et
       .replace(CONSENT_PLACEHOLDERS.background, () => background)
       .replace(CONSENT_PLACEHOLDERS.foreground, () => foreground);
   }
+  for (const addon of options.addons ?? []) code += `\n${buildAddon(addon)}`;
   const etag = `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"`;
   return { code, etag };
 }

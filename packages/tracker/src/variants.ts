@@ -53,6 +53,15 @@ export const TRACKER_BUDGETS: Record<TrackerBuild, number> = {
   'consent-vitals': 3270,
 };
 
+/**
+ * Add-ons: small scripts appended to a site's tracker when the site needs them (the gateway
+ * decides): `paddle` for a site with a Paddle connection (browser/paddle.ts). Each has a budget of
+ * its own, in gzipped bytes it adds to the script.
+ */
+export const TRACKER_ADDONS = ['paddle'] as const;
+export type TrackerAddon = (typeof TRACKER_ADDONS)[number];
+export const ADDON_BUDGETS: Record<TrackerAddon, number> = { paddle: 200 };
+
 /** Placeholders in every build, replaced by renderTracker() with literals. */
 export const PLACEHOLDERS = {
   site: '__FF_SITE__',

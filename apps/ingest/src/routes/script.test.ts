@@ -29,9 +29,9 @@ const stored: Site = {
 };
 
 /** The route over a site directory that reads `site` afresh every 2 s, as the gateway's does. */
-function gateway(site: { current: Site }) {
+function gateway(site: { current: Site }, paddle = { current: false }) {
   let now = 0;
-  const sites = new CachedSites(() => siteInfo(site.current), { now: () => now });
+  const sites = new CachedSites(() => siteInfo(site.current, paddle.current), { now: () => now });
   const app = scriptRoutes({ sites });
   return {
     get: (query = '', headers: Record<string, string> = {}) =>
@@ -61,6 +61,19 @@ describe('GET /js/<site>.js and the consent bar', () => {
     site.current = stored;
     gw.later();
     expect(await (await gw.get()).text()).not.toContain('footfall_consent');
+  });
+
+  it('adds the Paddle.js add-on while the site has a Paddle connection, with a new ETag', async () => {
+    const paddle = { current: false };
+    const gw = gateway({ current: stored }, paddle);
+    const plain = await gw.get();
+    expect(await plain.text()).not.toContain('Paddle');
+    paddle.current = true;
+    gw.later();
+    const withAddon = await gw.get('', { 'if-none-match': plain.headers.get('etag')! });
+    expect(withAddon.status).toBe(200);
+    expect(await withAddon.text()).toContain('Paddle?.Checkout');
+    expect(await (await gw.get('?variant=vitals')).text()).toContain('Paddle?.Checkout');
   });
 
   it('keeps the ETag while the settings stay, and changes it when the text or a colour changes', async () => {

@@ -7,7 +7,8 @@ import type { IngestDeps } from '../deps.ts';
  * `GET /js/<site id>.js`: the site's tracker with its id and mode baked in, so the tag needs no
  * `data-site`. Cached by browsers and CDNs for an hour and revalidated with its ETag.
  * `?variant=vitals` serves the build that also reports Core Web Vitals. A site with the consent
- * bar on gets the consent build of the variant asked for, with its bar's text and colours.
+ * bar on gets the consent build of the variant asked for, with its bar's text and colours; one
+ * with a Paddle connection gets the Paddle.js add-on after it (packages/tracker/src/browser/paddle.ts).
  */
 export function scriptRoutes(deps: Pick<IngestDeps, 'sites'>) {
   const rendered = new Map<string, { code: string; etag: string }>();
@@ -28,10 +29,11 @@ export function scriptRoutes(deps: Pick<IngestDeps, 'sites'>) {
     const bar = consentBar
       ? JSON.stringify([consentBar.text, consentBar.background, consentBar.foreground])
       : '';
-    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}:${bar}`;
+    const addons = site.paddle ? (['paddle'] as const) : [];
+    const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}:${bar}:${addons.join()}`;
     let script = rendered.get(cacheKey);
     if (script === undefined) {
-      script = renderTracker({ siteId: site.id, cookieless: site.cookieless, variant, consentBar });
+      script = renderTracker({ siteId: site.id, cookieless: site.cookieless, variant, consentBar, addons });
       if (rendered.size > 10_000) rendered.clear();
       rendered.set(cacheKey, script);
     }
