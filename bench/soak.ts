@@ -94,8 +94,8 @@ function nth(siteId: string, n: number, random: () => number) {
 
 interface Sample {
   t: number;
-  /** events answered 202 and not yet applied */
-  lag: number;
+  /** events answered 202 and not yet applied; null when /metrics did not answer that second */
+  lag: number | null;
   /** Health's lag_events at the same moment */
   healthLag: number | null;
   treeMib: number;
@@ -144,7 +144,7 @@ async function sample(child: ChildProcess, port: number, t0: number, accepted: n
   }
   return {
     t: (performance.now() - t0) / 1000,
-    lag: Math.max(0, accepted - (done ?? 0)),
+    lag: done === null ? null : Math.max(0, accepted - done),
     healthLag: health?.lag_events ?? null,
     treeMib: treeBytes / 2 ** 20,
     byName,
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
 
   const child = spawn(process.execPath, [join(root, 'packages/cli/bin/footfall.mjs'), 'start'], {
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.SOAK_LOG ? 'inherit' : 'ignore', 'inherit'],
   });
   const loadBefore = loadavg();
   try {
@@ -304,7 +304,9 @@ function markdown(o: {
 }): string {
   const { result, samples, loadEnded, views } = o;
   const during = samples.filter((s) => s.t <= loadEnded);
-  const maxLag = Math.max(0, ...during.map((s) => s.lag));
+  // a second whose /metrics scrape failed has no lag (counting it as nothing applied would be wrong)
+  const lags = (list: Sample[]) => list.flatMap((s) => (s.lag === null ? [] : [s.lag]));
+  const maxLag = Math.max(0, ...lags(during));
   const int = (x: number) => Math.round(x).toLocaleString('en');
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   const failed = views.flatMap((v) => v.failed);
@@ -326,7 +328,7 @@ function markdown(o: {
   for (let m = 1; m <= Math.ceil(loadEnded / 60); m++) {
     const inMinute = (t: number) => t > (m - 1) * 60 && t <= m * 60;
     if (!views.some((v) => inMinute(v.t))) continue;
-    const lag = Math.max(0, ...during.filter((s) => inMinute(s.t)).map((s) => s.lag));
+    const lag = Math.max(0, ...lags(during.filter((s) => inMinute(s.t))));
     const round = views.filter((v) => inMinute(v.t));
     const first = round.map((v) => v.firstViewMs);
     const today = round.map((v) => v.todayMs);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checks that Chromium and nginx are there (installs them as root with apt, else says the command),
+// Checks that Chromium, nginx and promtool are there (installs them as root with apt, else says the command),
 // builds Footfall (scripts/build.ts: the tests that start processes run the built command), then
 // runs the whole test suite with vitest and ends with one line `N passed, N failed` that counts
 // every test vitest ran, so CI and people read the same total. Extra arguments go to vitest.
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 
 /**
- * What the tests run besides Node: Debian's Chromium (the browser tests drive /usr/bin/chromium)
- * and nginx (the crawl recipe's mirror). Missing ones are installed when this runs as root with
+ * What the tests run besides Node: Debian's Chromium (the browser tests drive /usr/bin/chromium),
+ * nginx (the crawl recipe's mirror) and promtool (package prometheus: it checks /metrics). Missing ones are installed when this runs as root with
  * apt; otherwise the run stops at once with the command to run, instead of a wall of failures.
  */
 const NEEDS = [
@@ -19,6 +19,10 @@ const NEEDS = [
   {
     name: 'nginx',
     found: () => spawnSync('sh', ['-c', 'command -v nginx'], { stdio: 'ignore' }).status === 0,
+  },
+  {
+    name: 'prometheus',
+    found: () => spawnSync('sh', ['-c', 'command -v promtool'], { stdio: 'ignore' }).status === 0,
   },
 ];
 function preflight() {

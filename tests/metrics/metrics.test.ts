@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +162,14 @@ describe('/metrics', () => {
       expect(f.name).toMatch(/^footfall_[a-z0-9_]+$/);
       expect(f.help.length, f.name).toBeGreaterThan(10);
     }
+  });
+
+  it('passes promtool check metrics: base units, counters ending in _total, help on every metric', async () => {
+    await scrape();
+    const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(checked.error).toBeUndefined();
+    expect(`${checked.stdout}${checked.stderr}`.trim()).toBe('');
+    expect(checked.status).toBe(0);
   });
 
   it('documents every footfall_ metric in docs/metrics.md, and the Grafana dashboard asks only for exported ones', async () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from '@footfall/http';
-import { deferEngine, type EngineState } from './engine/deferred.ts';
+import { type DeferredEngine, deferEngine, type EngineState } from './engine/deferred.ts';
 import { createDuckDbEngine, type DuckDbEngineOptions, type Engine } from './engine/index.ts';
 import { LiveHub } from './live.ts';
 import { ReportCache } from './report-cache.ts';
@@ -44,14 +44,32 @@ export async function openAnalytics(options: {
   idleMs?: number;
   /** the sites reports are asked for, and their zones: the engine prepares them ahead */
   sites?: () => readonly PrepSite[];
+  /** the newest backup, named in the message when the database cannot be read */
+  newestBackup?: () => string | null;
 }): Promise<Analytics> {
-  let engine: Engine;
-  let engineState: EngineState = { ready: true, waiting: null, since: null };
-  let engineOpened: Promise<unknown> = Promise.resolve();
-  if ('open' in options.engine) {
-    const deferred = deferEngine(options.engine.open);
-    ({ engine, state: engineState, opened: engineOpened } = deferred);
-  } else engine = await createDuckDbEngine(options.engine);
+  let opening: DeferredEngine | Engine;
+  if ('open' in options.engine) opening = deferEngine(options.engine.open);
+  else {
+    const { path } = options.engine;
+    try {
+      opening = await createDuckDbEngine(options.engine);
+    } catch (error) {
+      const reason = unreadableReason(error, path, options.newestBackup?.() ?? null);
+      if (reason === null) throw error;
+      // damaged: the service answers (Health says why), nothing touches the file, events wait
+      options.logger.error({ file: path }, reason);
+      opening = deferEngine((waiting, signal) => {
+        waiting(reason);
+        return new Promise<Engine>((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason)),
+        );
+      });
+    }
+  }
+  const deferred = 'opened' in opening ? opening : undefined;
+  const engine: Engine = deferred ? deferred.engine : (opening as Engine);
+  const engineState: EngineState = deferred?.state ?? { ready: true, waiting: null, since: null };
+  const engineOpened: Promise<unknown> = deferred?.opened ?? Promise.resolve();
   const cache = new ReportCache();
   const live = new LiveHub();
   const { sites } = options;
@@ -70,4 +88,27 @@ export async function openAnalytics(options: {
     ...(prep && { onCaughtUp: () => prep.caughtUp() }),
   });
   return { engine, tailer, cache, live, prep, engineState, engineOpened };
+}
+
+/**
+ * Why the analytics database cannot be opened, when DuckDB says it cannot read the file (cut
+ * short, overwritten, not a database): a sentence naming the file and how to restore, for Health
+ * and the log. Null for every other failure (another process holds the file, the disk is full, a
+ * newer schema, a backup before an upgrade that failed): those stop the start as before.
+ */
+export function unreadableReason(error: unknown, path: string, newestBackup: string | null): string | null {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/^(IO|Serialization|Corruption) Error: /.test(message)) return null;
+  if (/lock|No space left|Permission denied|Read-only file system/i.test(message)) return null;
+  const detail = message
+    .replace(/^\w+ Error: /, '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+  const backup = newestBackup ?? '<a backup file>';
+  return (
+    `${path} cannot be read (${detail}). Nothing was changed, and new events wait in the write-ahead ` +
+    `log. Stop Footfall, move the data directory aside, and restore the newest backup into an empty ` +
+    `one: FOOTFALL_DATA_DIR=<empty directory> footfall backup restore ${backup} --key-file <old data>/secret.key ` +
+    '(docs/backups.md, "Restore"); then copy the old wal/ over so those events are loaded too.'
+  );
 }

@@ -1,9 +1,10 @@
-import { unlinkSync } from 'node:fs';
+import { readdirSync, unlinkSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import {
+  BACKUP_FILE,
   type BackupSources,
   copyWhole,
   pendingControlCopy,
@@ -126,6 +127,7 @@ export async function startQueryService(
         ),
     },
     logger,
+    newestBackup: () => newestBackup(instance.paths.backups),
     // in the zone reports ask in (routes/reports.ts)
     sites: () =>
       listSites(control).map((site) => ({ site: site.id, timeZone: canonicalTimeZone(site.timezone) })),
@@ -135,7 +137,8 @@ export async function startQueryService(
     await control.close();
     throw error;
   });
-  if (pendingControl !== null && !backedUp) {
+  // (not while the analytics database cannot be read: the pending copy of app.db stays for later)
+  if (pendingControl !== null && !backedUp && (analytics.engineState.ready || serverEngine)) {
     await backupBeforeUpgrade((target, during) => analytics.engine.snapshot(target, during)).catch(
       async (error: unknown) => {
         await analytics.engine.close();
@@ -235,6 +238,18 @@ export async function startQueryService(
       logger.info('query service stopped');
     },
   };
+}
+
+/** The newest daily or on-demand backup in `dir`, or null (names sort by time). */
+function newestBackup(dir: string): string | null {
+  try {
+    const names = readdirSync(dir)
+      .filter((name) => BACKUP_FILE.test(name))
+      .sort();
+    return names.length > 0 ? join(dir, names.at(-1)!) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A socket file left by a crashed process is removed; one that a live process answers on is not. */

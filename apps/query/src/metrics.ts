@@ -132,11 +132,11 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
     },
   );
   gauge(
-    'footfall_disk_runway_days',
-    "Days until the disk is full at the last seven days' rate (+Inf while nothing was stored)",
+    'footfall_disk_runway_seconds',
+    "Seconds until the disk is full at the last seven days' rate (+Inf while nothing was stored)",
     async (g) => {
       const { runway_days } = await disk(deps);
-      g.set(runway_days ?? Number.POSITIVE_INFINITY);
+      g.set(runway_days === null ? Number.POSITIVE_INFINITY : runway_days * 86_400);
     },
   );
   gauge('footfall_payment_connections', 'Payment connections of every site', (g) =>

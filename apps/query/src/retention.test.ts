@@ -41,7 +41,7 @@ afterEach(async () => {
 
 const retention = (defaultDays: number | undefined) =>
   new Retention({
-    analytics: { engine, cache: new ReportCache() },
+    analytics: { engine, cache: new ReportCache(), engineState: { ready: true, waiting: null, since: null } },
     control: control.ctl,
     defaultDays,
     logger: createLogger({ level: 'silent', name: 'test' }),

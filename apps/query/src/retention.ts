@@ -28,7 +28,7 @@ export interface RetentionCounts {
  */
 export class Retention {
   readonly counts: RetentionCounts = { passes: 0, visits: 0, events: 0, failures: 0 };
-  readonly #analytics: Pick<Analytics, 'engine' | 'cache'>;
+  readonly #analytics: Pick<Analytics, 'engine' | 'cache' | 'engineState'>;
   readonly #control: Parameters<typeof listSites>[0];
   readonly #defaultDays: number | undefined;
   readonly #logger: Logger;
@@ -40,7 +40,7 @@ export class Retention {
   #stopped = false;
 
   constructor(o: {
-    analytics: Pick<Analytics, 'engine' | 'cache'>;
+    analytics: Pick<Analytics, 'engine' | 'cache' | 'engineState'>;
     control: Parameters<typeof listSites>[0];
     defaultDays: number | undefined;
     logger: Logger;
@@ -84,6 +84,8 @@ export class Retention {
 
   /** One pass now, as the timer runs it (tests): each site whose cutoff moved, one at a time. */
   async pass(): Promise<void> {
+    // an engine not open yet would hold the pass (and a stop) until it opens: the next look tries
+    if (!this.#analytics.engineState.ready) return;
     this.counts.passes += 1;
     for (const site of listSites(this.#control)) {
       if (this.#stopped) return;

@@ -73,9 +73,15 @@ function Backups({ b }: { b: Schema<'Health'>['backups'] }) {
 function Problems({
   h,
 }: {
-  h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups' | 'key_matches'>;
+  h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups' | 'key_matches' | 'engine'>;
 }) {
   const list: string[] = [];
+  if (!h.engine.ready)
+    list.push(
+      h.engine.waiting === null
+        ? 'Reports are starting: the analytics database is being opened.'
+        : `Reports are not available: ${h.engine.waiting}`,
+    );
   if (!h.key_matches)
     list.push(
       'The instance key does not match the data: FOOTFALL_SECRET changed, or data/secret.key was replaced. Sealed secrets (two-step, payment and alert secrets) cannot be opened until the original key is back.',
