@@ -87,8 +87,8 @@ async function waitForRollups(q: QueryProcess, timeoutMs: number, quietMs = 15_0
   for (;;) {
     const res = await q.get('/metrics');
     if (res.status !== 200) throw new Error(`metrics answered ${res.status}: ${res.body.slice(0, 300)}`);
-    const queued = metric(res.body, 'footfall_rollup_days_queued');
-    busy ||= queued > 0 || metric(res.body, 'footfall_rollup_days_built_total') > 0;
+    const queued = metric(res.body, 'footfall_rollups_queued');
+    busy ||= queued > 0 || metric(res.body, 'footfall_rollups_built_total') > 0;
     if (queued === 0 && (busy || performance.now() - started > quietMs)) return;
     if (performance.now() - started > timeoutMs)
       throw new Error(`day rollups were not built in ${timeoutMs / 1000} s`);

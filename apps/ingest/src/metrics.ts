@@ -13,6 +13,13 @@ export function ingestMetrics(deps: Pick<IngestDeps, 'stats' | 'eventLog'>): Reg
   const registry = new Registry();
   registry.setDefaultLabels({ process: 'ingest', stream: deps.eventLog.stream });
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  // gauges named like counters (promtool refuses them); nodejs_active_handles & co. say the same
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    registry.removeSingleMetric(name);
   const { stats } = deps;
   /** a counter whose value is kept elsewhere: set to it at each collection */
   const mirror = <L extends string>(

@@ -40,6 +40,13 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ process: 'query' });
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  // gauges named like counters (promtool refuses them); nodejs_active_handles & co. say the same
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    registry.removeSingleMetric(name);
   const { analytics, instance } = deps;
   const gauge = (
     name: string,
@@ -83,12 +90,12 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
       this.inc(analytics.tailer.applied);
     },
   });
-  gauge('footfall_rollup_days_queued', 'Days of day rollups waiting to be built', (g) =>
+  gauge('footfall_rollups_queued', 'Day rollups (a site, zone and day each) waiting to be built', (g) =>
     g.set(analytics.engine.rollupWork.queuedDays),
   );
   new Counter({
-    name: 'footfall_rollup_days_built_total',
-    help: 'Days of day rollups built for reports',
+    name: 'footfall_rollups_built_total',
+    help: 'Day rollups (a site, zone and day each) built for reports',
     registers: [registry],
     collect() {
       this.reset();

@@ -33,7 +33,7 @@ export function operatorRoutes(deps: QueryDeps) {
     .get('/health', async (c) => {
       // the Health content, with each gateway's whole status answer and where the key lives
       const ingest = await gatewayHealth(deps.instance.paths.run);
-      const { version, uptime_seconds, memory, disk, writer, backups, payments, status } =
+      const { version, uptime_seconds, memory, disk, writer, engine, backups, payments, status } =
         await healthContent(deps, { gateways: ingest });
       return c.json({
         status,
@@ -42,6 +42,7 @@ export function operatorRoutes(deps: QueryDeps) {
         memory,
         disk,
         writer,
+        engine,
         backups,
         payments,
         ingest,
