@@ -6,8 +6,17 @@
 /** The bearer token both the release that made a fixture and today's code are started with. */
 export const FIXTURE_API_TOKEN = 'upgrade-fixture-api-token-0123456789';
 
-/** What a fixture keeps of the data directory: the databases and the instance key. */
-export const FIXTURE_FILES = ['app.db', 'analytics.duckdb', 'secret.key'] as const;
+/**
+ * What a fixture keeps of the data directory: the databases with their write-ahead files (SQLite's
+ * is not folded back into app.db at every stop) and the instance key; those that exist.
+ */
+export const FIXTURE_FILES = [
+  'app.db',
+  'app.db-wal',
+  'analytics.duckdb',
+  'analytics.duckdb.wal',
+  'secret.key',
+] as const;
 
 /** The reads an upgrade must not change, `{period}` standing for `from=…&to=…`. */
 export const REPORT_PATHS = [

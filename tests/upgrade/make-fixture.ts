@@ -5,7 +5,7 @@
 // the instance key (not the write-ahead log: all of it is applied) into
 // tests/upgrade/fixtures/<version>/. Run: node --import tsx tests/upgrade/make-fixture.ts
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,14 +74,14 @@ try {
     return (await res.json()) as T;
   };
   const site = (await api<{ sites: { id: string }[] }>('/sites')).sites[0]!.id;
-  // 30 visitors over the last 6 days, up to 3 visits each of a few pages and a signup, sent with
-  // their age so the gateway dates them in the past
+  // 30 visitors over the last 24 hours (the oldest the gateway takes is 25 hours), up to 3 visits
+  // each of a few pages and a signup, sent with their age so the gateway dates them in the past
   const now = Date.now();
   let sent = 0;
   let pageviews = 0;
   for (let v = 0; v < 30; v++) {
     for (let visit = 0; visit < 1 + (v % 3); visit++) {
-      const start = now - (5 * 24 - v * 3 - visit * 30) * HOUR;
+      const start = now - 24 * HOUR + v * 35 * 60_000 + visit * 2 * HOUR;
       for (let page = 0; page < 1 + ((v + visit) % 4); page++) {
         const utm =
           page === 0 && v % 5 === 0 ? '?utm_source=newsletter&utm_medium=email&utm_campaign=launch' : '';
@@ -108,7 +108,7 @@ try {
       }
     }
   }
-  const from = new Date(now - 7 * 24 * HOUR).toISOString().slice(0, 10);
+  const from = new Date(now - 2 * 24 * HOUR).toISOString().slice(0, 10);
   const to = new Date(now).toISOString().slice(0, 10);
   const period = `from=${from}&to=${to}`;
   // stored once the report counts every pageview and the writer has nothing left to apply
@@ -131,7 +131,8 @@ try {
   const out = join(root, 'tests/upgrade/fixtures', version);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'data'), { recursive: true });
-  for (const file of FIXTURE_FILES) cpSync(join(dataDir, file), join(out, 'data', file));
+  for (const file of FIXTURE_FILES)
+    if (existsSync(join(dataDir, file))) cpSync(join(dataDir, file), join(out, 'data', file));
   writeFileSync(join(out, 'fixture.json'), `${JSON.stringify({ ...meta, reports }, null, 2)}\n`);
   console.log(`wrote ${out}: ${sent} events of ${site}, ${from} to ${to}`);
 } finally {
