@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccountsApp, accountsApp } from '../accounts/harness.ts';
 
@@ -43,7 +44,7 @@ describe('operator endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('server-timing')).toMatch(/dur=/);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body.version).toBe('0.1.0');
+    expect(body.version).toBe(readFileSync(new URL('../../VERSION', import.meta.url), 'utf8').trim());
     expect(body.uptime_seconds).toBeGreaterThanOrEqual(5);
     expect(body.key_on_volume).toBe(true);
     expect((body.memory as { kind: string }).kind).toBe('rss');

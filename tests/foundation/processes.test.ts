@@ -29,7 +29,7 @@ describe('footfall start', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('server-timing')).toMatch(/dur=/);
     const body = (await res.json()) as { version: string; uptime_seconds: number };
-    expect(body.version).toBe('0.1.0');
+    expect(body.version).toBe(readFileSync(new URL('../../VERSION', import.meta.url), 'utf8').trim());
     expect(body.uptime_seconds).toBeGreaterThanOrEqual(0);
     const missing = await fetch(`${ff.url}/api/v1/nope`);
     expect(missing.status).toBe(404);
