@@ -114,7 +114,7 @@ describe('backups', () => {
     expect(written, run.stdout).not.toBeNull();
     file = written![1]!;
     expect(file.startsWith(join(dataDir, 'backups'))).toBe(true);
-    expect(run.stdout).toMatch(/copied off-site as footfall\/footfall-\d{8}T\d{6}Z-v[\d.]+\.ffbackup/);
+    expect(run.stdout).toMatch(/copied off-site as footfall\/footfall-\d{8}T\d{6}Z-v[\w.+-]+\.ffbackup/);
     const health = await get<{
       backups: Record<string, { file?: string } | null> & { offsite: Record<string, unknown> };
     }>(original.url, '/health');
