@@ -7,6 +7,7 @@ import {
   type SyncResult,
   syncConnection,
 } from '@footfall/payments';
+import { Periodic } from './periodic.ts';
 
 /** How often the job looks for connections due; each is reconciled every SYNC_INTERVAL_MS. */
 const LOOK_MS = 10 * 60 * 1000;
@@ -25,9 +26,7 @@ export class PaymentsSync {
   readonly #now: () => number;
   readonly #apis: ApiBases;
   readonly #running = new Map<string, Promise<SyncResult>>();
-  #timer: NodeJS.Timeout | undefined;
-  #pass: Promise<void> | undefined;
-  #stopped = false;
+  readonly #periodic = new Periodic(() => this.#due(), FIRST_LOOK_MS, LOOK_MS);
 
   constructor(o: { control: ControlDb; logger: Logger; now: () => number; apis: ApiBases }) {
     this.#control = o.control;
@@ -37,22 +36,11 @@ export class PaymentsSync {
   }
 
   start(): void {
-    const tick = (delay: number) => {
-      this.#timer = setTimeout(() => {
-        this.#pass = this.#due().finally(() => {
-          this.#pass = undefined;
-          if (!this.#stopped) tick(LOOK_MS);
-        });
-      }, delay);
-      this.#timer.unref();
-    };
-    tick(FIRST_LOOK_MS);
+    this.#periodic.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#pass;
+    await this.#periodic.stop();
     await Promise.allSettled(this.#running.values());
   }
 
@@ -85,7 +73,7 @@ export class PaymentsSync {
   async #due(): Promise<void> {
     const now = this.#now();
     for (const x of allConnections(this.#control)) {
-      if (this.#stopped) return;
+      if (this.#periodic.stopped) return;
       if (!x.hasApiKey) continue;
       if (x.syncAttemptedAt !== null && now - x.syncAttemptedAt < SYNC_INTERVAL_MS) continue;
       await this.now(x.id);

@@ -4,6 +4,7 @@ import type { Analytics } from './analytics.ts';
 import { dayNumber } from './engine/buckets.ts';
 import { midnight } from './engine/clickhouse/time-plan.ts';
 import { todayIn } from './engine/report-params.ts';
+import { Periodic } from './periodic.ts';
 
 /** How often the job looks for sites whose cutoff moved (a new local day began). */
 const LOOK_MS = 60 * 60 * 1000;
@@ -35,9 +36,7 @@ export class Retention {
   readonly #now: () => number;
   /** the cutoff each site was last cut at (ms) */
   readonly #done = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
-  #pass: Promise<void> | undefined;
-  #stopped = false;
+  readonly #periodic = new Periodic(() => this.pass(), FIRST_LOOK_MS, LOOK_MS);
 
   constructor(o: {
     analytics: Pick<Analytics, 'engine' | 'cache' | 'engineState'>;
@@ -54,22 +53,11 @@ export class Retention {
   }
 
   start(): void {
-    const tick = (delay: number) => {
-      this.#timer = setTimeout(() => {
-        this.#pass = this.pass().finally(() => {
-          this.#pass = undefined;
-          if (!this.#stopped) tick(LOOK_MS);
-        });
-      }, delay);
-      this.#timer.unref();
-    };
-    tick(FIRST_LOOK_MS);
+    this.#periodic.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#pass;
+  stop(): Promise<void> {
+    return this.#periodic.stop();
   }
 
   /** The days of visits a site keeps: its own setting, else the instance's; undefined keeps all. */
@@ -88,7 +76,7 @@ export class Retention {
     if (!this.#analytics.engineState.ready) return;
     this.counts.passes += 1;
     for (const site of listSites(this.#control)) {
-      if (this.#stopped) return;
+      if (this.#periodic.stopped) return;
       const days = this.daysOf(site);
       if (days === undefined) continue;
       const before = this.cutoffOf(site, days);
