@@ -43,7 +43,14 @@ describe('upgrading a data directory made by a release', () => {
         expect(backedUp.file).toBe(
           join(dataDir, 'backups', 'before-upgrade', `footfall-${release}.ffbackup`),
         );
-        expect(existsSync(backedUp.file as string)).toBe(true);
+        expect(readdirSync(join(dataDir, 'backups', 'before-upgrade'))).toEqual([
+          `footfall-${release}.ffbackup`,
+        ]);
+        // app.db is the query service's to migrate, once that backup is written: the gateway waited
+        const waited = await running.waitForLog(
+          (l) => l.msg?.startsWith('waiting for the query service') === true,
+        );
+        expect(waited.time).toBeLessThanOrEqual(backedUp.time as number);
       }
       const period = `from=${fixture.from}&to=${fixture.to}`;
       for (const [path, answer] of Object.entries(fixture.reports)) {

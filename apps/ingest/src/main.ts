@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '@footfall/config';
-import { getSite, openControlDb } from '@footfall/control';
+import { getSite, openControlDb, waitForControlUpgrade } from '@footfall/control';
 import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { hasConnections } from '@footfall/payments';
@@ -30,6 +30,8 @@ export interface IngestGateway {
 export interface GatewayOptions {
   /** the geo lookup; defaults to recording no location */
   geo?: GeoLocator;
+  /** stops waiting for the query service to upgrade app.db (a signal while starting) */
+  signal?: AbortSignal;
 }
 
 const GEO_REFRESH_MS = 6 * 60 * 60 * 1000;
@@ -44,6 +46,12 @@ export async function startIngestGateway(
   options: GatewayOptions = {},
 ): Promise<IngestGateway> {
   const instance = prepareInstance(config);
+  // an app.db from an older version is the query service's to migrate, after its before-upgrade
+  // backup: until then the gateway does not listen (trackers and servers retry)
+  await waitForControlUpgrade(instance.paths.controlDb, footfallVersion(), {
+    signal: options.signal,
+    onWaiting: () => logger.info('waiting for the query service to back up and upgrade app.db'),
+  });
   const control = openControlDb({
     path: instance.paths.controlDb,
     secret: instance.secret,

@@ -89,4 +89,22 @@ describe('the query service upgrading analytics.duckdb', () => {
     expect(existsSync(instance.paths.querySocket)).toBe(false);
     expect(await inspectDatabase(instance.paths.analyticsDb)).toEqual({ version: 1, streams: ['old'] });
   });
+
+  it('leaves app.db of an older version as it was when the backup cannot be written', async () => {
+    root = mkdtempSync(join(tmpdir(), 'ff-upgrade-'));
+    const config = loadConfig({ FOOTFALL_DATA_DIR: join(root, 'data') });
+    const instance = prepareInstance(config);
+    const old = openControlDb({ path: instance.paths.controlDb, secret: instance.secret, version: '0.0.9' });
+    const schema = old.raw.pragma('user_version', { simple: true });
+    await old.close();
+    mkdirSync(instance.paths.backups, { recursive: true });
+    writeFileSync(join(instance.paths.backups, 'before-upgrade'), 'not a directory');
+    await expect(startQueryService(config, logger)).rejects.toThrow(/nothing was changed/);
+    const db = new Database(instance.paths.controlDb, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(schema);
+    expect(db.prepare(`SELECT value FROM meta WHERE key = 'footfall_version'`).get()).toEqual({
+      value: '0.0.9',
+    });
+    db.close();
+  });
 });

@@ -13,7 +13,10 @@ import {
 import { type Config, describeConfig } from '@footfall/config';
 import {
   BeforeUpgradeError,
+  type ControlDb,
   canonicalTimeZone,
+  controlUpgradeFrom,
+  createCipher,
   ensureSites,
   finishSiteDeletions,
   listSites,
@@ -52,30 +55,39 @@ export async function startQueryService(
   options: { dashboardDir?: string } = {},
 ): Promise<QueryService> {
   const instance = prepareInstance(config);
-  // refuses a newer database, and a change it could not first copy: the service does not start
-  const control = openControlDb({
-    path: instance.paths.controlDb,
-    secret: instance.secret,
-    version: footfallVersion(),
-    log: logger,
-    backupsDir: instance.paths.backups,
-  });
+  const version = footfallVersion();
+  // An app.db from an older version is migrated only once everything as it was is backed up (the
+  // gateway waits for it meanwhile): a backup that fails then leaves every file as it was.
+  const controlFrom = controlUpgradeFrom(instance.paths.controlDb, version);
+  // refuses a newer database: the service does not start
+  const openControl = (copyBeforeUpgrade: boolean) =>
+    openControlDb({
+      path: instance.paths.controlDb,
+      secret: instance.secret,
+      version,
+      log: logger,
+      backupsDir: instance.paths.backups,
+      copyBeforeUpgrade,
+    });
+  let control: ControlDb | undefined = controlFrom === null ? openControl(true) : undefined;
   // Before an upgrade, a backup of everything as it was (docs/operations.md, Upgrading): written
-  // before the analytics database migrates, or once it is open when only app.db was upgraded.
+  // before the analytics database migrates, or once it is open when only app.db is upgraded. A
+  // copy of app.db alone that an earlier start or a command left (it migrated app.db without the
+  // analytics database) is what the backup then holds as app.db.
   const beforeDir = join(instance.paths.backups, 'before-upgrade');
-  const pendingControl = pendingControlCopy(beforeDir);
+  const pendingControl = controlFrom === null ? pendingControlCopy(beforeDir) : null;
   let backedUp = false;
   const backupBeforeUpgrade = async (analytics: BackupSources['analytics']) => {
     try {
       const file = await writeBeforeUpgradeBackup({
         dir: beforeDir,
         paths: instance.paths,
-        cipher: control.cipher,
+        cipher: createCipher(instance.secret),
         secret: instance.secret,
-        fromVersion: pendingControl?.fromVersion ?? footfallVersion(),
+        fromVersion: controlFrom ?? pendingControl?.fromVersion ?? version,
         settings: describeConfig(config),
         controlCopy: pendingControl?.path ?? null,
-        control: control.raw,
+        control: control?.raw ?? instance.paths.controlDb,
         analytics,
       });
       backedUp = true;
@@ -129,23 +141,37 @@ export async function startQueryService(
     logger,
     newestBackup: () => newestBackup(instance.paths.backups),
     // in the zone reports ask in (routes/reports.ts)
+    // (none until app.db is open: reports ask for their own days meanwhile)
     sites: () =>
-      listSites(control).map((site) => ({ site: site.id, timeZone: canonicalTimeZone(site.timezone) })),
+      (control ? listSites(control) : []).map((site) => ({
+        site: site.id,
+        timeZone: canonicalTimeZone(site.timezone),
+      })),
   });
   // a database it refuses (newer, or not copied before an upgrade) stops the start: let go of app.db
   const analytics = await opening.catch(async (error: unknown) => {
-    await control.close();
+    await control?.close();
     throw error;
   });
-  // (not while the analytics database cannot be read: the pending copy of app.db stays for later)
-  if (pendingControl !== null && !backedUp && (analytics.engineState.ready || serverEngine)) {
+  const upgrading = controlFrom !== null || pendingControl !== null;
+  // (not while the analytics database cannot be read: app.db then migrates after its own sealed
+  // copy, which a later start puts into the whole backup)
+  if (upgrading && !backedUp && (analytics.engineState.ready || serverEngine)) {
     await backupBeforeUpgrade((target, during) => analytics.engine.snapshot(target, during)).catch(
       async (error: unknown) => {
         await analytics.engine.close();
-        await control.close();
+        await control?.close();
         throw error;
       },
     );
+  }
+  if (control === undefined) {
+    try {
+      control = openControl(!backedUp);
+    } catch (error) {
+      await analytics.engine.close();
+      throw error;
+    }
   }
   const deps: QueryDeps = {
     config,

@@ -50,9 +50,10 @@ export async function writeBeforeUpgradeBackup(o: {
   secret: string;
   fromVersion: string;
   settings: string[];
-  /** the control database's old image (pendingControlCopy), else the open database as it is */
+  /** the control database's old image (pendingControlCopy), else `control` as it is */
   controlCopy: string | null;
-  control: Database.Database;
+  /** the open control database, or its file (read, not changed, before it is migrated) */
+  control: Database.Database | string;
   analytics: (
     target: string,
     during: (positions: Map<string, bigint>) => Promise<void>,

@@ -112,7 +112,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'ingest':
-      return runProcess('ingest', config, (logger) => startGateway(config, logger));
+      return runProcess('ingest', config, (logger, signal) => startGateway(config, logger, signal));
     case 'query':
       return runProcess('query', config, async (logger) => {
         const { startQueryService } = await import('@footfall/query');
@@ -142,9 +142,13 @@ function readConfig(): Config {
   }
 }
 
-async function startGateway(config: Config, logger: Logger): Promise<Service & { port: number }> {
+async function startGateway(
+  config: Config,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<Service & { port: number }> {
   const { startIngestGateway } = await import('@footfall/ingest');
-  return startIngestGateway(config, logger);
+  return startIngestGateway(config, logger, { signal });
 }
 
 /** Prints the setup link while setup is not done, and each FOOTFALL_SITES site's script tag. */
@@ -157,18 +161,27 @@ async function announce(config: Config): Promise<void> {
  * Runs one service until SIGTERM/SIGINT, then drains it and exits. Started by `footfall start`, it
  * also drains when that parent goes away, however it went.
  */
-async function runProcess(name: string, config: Config, start: (logger: Logger) => Promise<Service>) {
+async function runProcess(
+  name: string,
+  config: Config,
+  start: (logger: Logger, signal: AbortSignal) => Promise<Service>,
+) {
   const logger = createLogger({ level: config.logLevel, name });
-  await runUntilStopped(logger, async () => [await start(logger)]);
+  await runUntilStopped(logger, async (signal) => [await start(logger, signal)]);
 }
 
 /**
  * Installs the handlers first (a signal that arrives while starting drains right after the start),
  * starts the services, and on SIGTERM, SIGINT, SIGHUP or the parent's death drains them all and exits.
  */
-async function runUntilStopped(logger: Logger, start: () => Promise<Service[]>): Promise<void> {
+async function runUntilStopped(
+  logger: Logger,
+  start: (signal: AbortSignal) => Promise<Service[]>,
+): Promise<void> {
   let services: Service[] | undefined;
   let signalled: string | undefined;
+  // aborts a start that waits (the gateway, for an upgrade of app.db)
+  const starting = new AbortController();
   const drain = (why: string) => {
     logger.info({ signal: why }, 'draining');
     void Promise.all(services!.map((s) => s.stop())).then(
@@ -180,6 +193,7 @@ async function runUntilStopped(logger: Logger, start: () => Promise<Service[]>):
     if (signalled) return; // already draining; a deadline is enforced by whoever started us
     signalled = why;
     if (services) drain(why);
+    else starting.abort(new Error(`stopped while starting (${why})`));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
@@ -187,8 +201,12 @@ async function runUntilStopped(logger: Logger, start: () => Promise<Service[]>):
   process.on('SIGHUP', () => stop('SIGHUP'));
   watchParent(() => stop('parent exited'));
   try {
-    services = await start();
+    services = await start(starting.signal);
   } catch (e) {
+    if (starting.signal.aborted) {
+      logger.info({ signal: signalled }, 'stopped while starting');
+      process.exit(0);
+    }
     logger.fatal({ err: { message: (e as Error).message } }, 'could not start');
     process.exit(1);
   }
@@ -214,7 +232,7 @@ async function runStart(config: Config): Promise<void> {
   }
   supervisorLogger.info({ version: footfallVersion(), dataDir: config.dataDir }, 'starting');
   const { Supervisor } = await import('./supervisor.ts');
-  await runUntilStopped(logger, async () => {
+  await runUntilStopped(logger, async (signal) => {
     const query = new Supervisor({
       logger: supervisorLogger,
       drainMs: config.drainSeconds * 1000,
@@ -223,7 +241,7 @@ async function runStart(config: Config): Promise<void> {
     query.start();
     const children: Service = { stop: () => query.stop('SIGTERM') };
     try {
-      const gateway = await startGateway(config, logger);
+      const gateway = await startGateway(config, logger, signal);
       // the port it listens on: FOOTFALL_ADDR may name port 0 (any free one)
       await announce({ ...config, addr: { ...config.addr, port: gateway.port } });
       return [gateway, children];

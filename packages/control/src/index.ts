@@ -116,9 +116,11 @@ export {
   BeforeUpgradeError,
   type ControlDb,
   compareVersions,
+  controlUpgradeFrom,
   NewerDatabaseError,
   type OpenControlDbOptions,
   openControlDb,
+  waitForControlUpgrade,
 } from './open.ts';
 export {
   DUMMY_HASH,

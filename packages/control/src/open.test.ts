@@ -5,7 +5,14 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBeforeUpgrade } from './before-upgrade.ts';
 import { CONTROL_MIGRATIONS, type ControlMigration } from './migrations.ts';
-import { BeforeUpgradeError, compareVersions, NewerDatabaseError, openControlDb } from './open.ts';
+import {
+  BeforeUpgradeError,
+  compareVersions,
+  controlUpgradeFrom,
+  NewerDatabaseError,
+  openControlDb,
+  waitForControlUpgrade,
+} from './open.ts';
 import { TEST_SECRET } from './test-support.ts';
 
 const dirs: string[] = [];
@@ -126,6 +133,38 @@ describe('opening the control database', () => {
     await open(dir, '0.1.0').close();
     await open(dir, '0.1.0').close();
     expect(() => readdirSync(join(dir, 'backups'))).toThrow();
+  });
+
+  it('tells, without changing it, which version a database would be upgraded from', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'app.db');
+    expect(controlUpgradeFrom(path, '0.2.0')).toBeNull(); // none yet: nothing to upgrade
+    await open(dir, '0.1.0').close();
+    const before = dump(path);
+    expect(controlUpgradeFrom(path, '0.1.0')).toBeNull();
+    expect(controlUpgradeFrom(path, '0.2.0')).toBe('0.1.0');
+    expect(controlUpgradeFrom(path, '0.1.1', [...CONTROL_MIGRATIONS, NEXT])).toBe('0.1.0');
+    expect(controlUpgradeFrom(path, '0.0.9')).toBeNull(); // newer: openControlDb refuses it
+    expect(dump(path)).toBe(before);
+  });
+
+  it('lets a gateway wait while the query service upgrades, and stop waiting when told', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'app.db');
+    await open(dir, '0.1.0').close();
+    let waited = false;
+    const waiting = waitForControlUpgrade(path, '0.2.0', {
+      intervalMs: 10,
+      onWaiting: () => (waited = true),
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await open(dir, '0.2.0', CONTROL_MIGRATIONS).close();
+    await waiting;
+    expect(waited).toBe(true);
+    const stop = new AbortController();
+    const stopped = waitForControlUpgrade(path, '0.3.0', { intervalMs: 10, signal: stop.signal });
+    stop.abort(new Error('stopping'));
+    await expect(stopped).rejects.toThrow('stopping');
   });
 
   it('opens one fresh database from several connections and migrates it once', async () => {

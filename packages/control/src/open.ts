@@ -1,5 +1,6 @@
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@footfall/http';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -35,6 +36,11 @@ export interface OpenControlDbOptions {
   now?: () => number;
   /** where `before-upgrade/` lives; defaults to `backups/` beside the database */
   backupsDir?: string;
+  /**
+   * false when the caller has already written a backup of everything as it was (the query
+   * service's before-upgrade backup): no separate sealed image of app.db is then written
+   */
+  copyBeforeUpgrade?: boolean;
   /** for tests of the upgrade path only */
   migrations?: readonly ControlMigration[];
 }
@@ -105,19 +111,68 @@ export function openControlDb(options: OpenControlDbOptions): ControlDb {
   }
 }
 
+/** The schema version and the Footfall version that last wrote the database. */
+function readStamp(raw: Database.Database): { schema: number; written: string | undefined } {
+  const schema = raw.pragma('user_version', { simple: true }) as number;
+  const hasMeta = raw.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'`).get();
+  const row = hasMeta
+    ? (raw.prepare(`SELECT value FROM meta WHERE key = 'footfall_version'`).get() as
+        | { value: string }
+        | undefined)
+    : undefined;
+  return { schema, written: row?.value };
+}
+
+/**
+ * The version a control database at `path` would be upgraded from (the name its before-upgrade
+ * copy carries), or null when this version would not migrate it: missing or new, current, or
+ * written by a newer version (which openControlDb refuses). Read without changing anything.
+ */
+export function controlUpgradeFrom(
+  path: string,
+  version: string,
+  migrations: readonly ControlMigration[] = CONTROL_MIGRATIONS,
+): string | null {
+  if (!existsSync(path) || statSync(path).size === 0) return null;
+  const raw = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    raw.pragma('busy_timeout = 10000');
+    const s = readStamp(raw);
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (s.schema === 0 || s.schema > latest) return null;
+    if (s.written !== undefined && compareVersions(s.written, version) > 0) return null;
+    if (s.schema === latest && s.written === version) return null;
+    return s.written ?? `schema-${s.schema}`;
+  } finally {
+    raw.close();
+  }
+}
+
+/**
+ * Resolves once the control database needs no upgrade, polling while another process (the query
+ * service, after its before-upgrade backup) migrates it. Rejects with `signal`'s reason when aborted.
+ */
+export async function waitForControlUpgrade(
+  path: string,
+  version: string,
+  o: { signal?: AbortSignal; onWaiting?: () => void; intervalMs?: number } = {},
+): Promise<void> {
+  let told = false;
+  while (controlUpgradeFrom(path, version) !== null) {
+    if (!told) o.onWaiting?.();
+    told = true;
+    o.signal?.throwIfAborted();
+    await sleep(o.intervalMs ?? 500, undefined, { signal: o.signal }).catch((e: unknown) => {
+      o.signal?.throwIfAborted();
+      throw e;
+    });
+  }
+}
+
 function migrate(raw: Database.Database, cipher: Cipher, options: OpenControlDbOptions): void {
   const migrations = options.migrations ?? CONTROL_MIGRATIONS;
   const latest = migrations.at(-1)?.version ?? 0;
-  const read = () => {
-    const schema = raw.pragma('user_version', { simple: true }) as number;
-    const hasMeta = raw.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'`).get();
-    const row = hasMeta
-      ? (raw.prepare(`SELECT value FROM meta WHERE key = 'footfall_version'`).get() as
-          | { value: string }
-          | undefined)
-      : undefined;
-    return { schema, written: row?.value };
-  };
+  const read = () => readStamp(raw);
   const refuseNewer = (s: { schema: number; written: string | undefined }) => {
     if (s.schema > latest || (s.written !== undefined && compareVersions(s.written, options.version) > 0)) {
       throw new NewerDatabaseError(
@@ -142,8 +197,8 @@ function migrate(raw: Database.Database, cipher: Cipher, options: OpenControlDbO
       raw.exec('COMMIT');
       return;
     }
-    if (now.schema > 0) {
-      const from = now.written ?? `schema-${now.schema}`;
+    if (now.schema > 0 && options.copyBeforeUpgrade !== false) {
+      const from = now.written ?? `schema-${now.schema}`; // as controlUpgradeFrom names it
       const dir = join(options.backupsDir ?? join(dirname(options.path), 'backups'), 'before-upgrade');
       try {
         const file = writeBeforeUpgrade(dir, from, portableImage(raw.serialize()), cipher);
