@@ -1,9 +1,10 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Schema, unwrap, urlFor } from '../api/client.ts';
 import { lazyScreen } from '../components/lazy.tsx';
 import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { useRefreshTick } from '../components/use-refresh.ts';
 import { navigate, query } from '../router.ts';
 import { ComparePicker } from './ComparePicker.tsx';
 import { chartSeries, noteMarks } from './chart-data.ts';
@@ -44,7 +45,18 @@ export function Report(props: {
   const today = todayIn(site.timezone);
   const firstDay = props.status?.first_day ?? null;
   const range = resolvePeriod(view.period, today, firstDay, { from: view.from, to: view.to });
-  const scope: Scope = { site, path: shared?.path ?? `/sites/${site.id}`, view, range, today, firstDay };
+  // a period that includes now asks again every minute and when the tab comes back into view;
+  // what is shown stays (scroll, filters, open panels) until the new answer replaces it
+  const refresh = useRefreshTick(range.to >= today);
+  const scope: Scope = {
+    site,
+    path: shared?.path ?? `/sites/${site.id}`,
+    view,
+    range,
+    today,
+    firstDay,
+    refresh,
+  };
   // All time starts on the site's first day, so it waits for the status; no other period does
   const waitForStatus = view.period === 'all' && !props.status;
   const [asking, setAsking] = useState<'period' | 'compare' | null>(null);
@@ -59,8 +71,12 @@ export function Report(props: {
               params: { path: { site: site.id }, query: params },
             }),
           ),
-    [site.id, JSON.stringify(params), waitForStatus],
+    [site.id, JSON.stringify(params), waitForStatus, refresh],
   );
+  // dimmed while another view loads, not while the same one refreshes
+  const shown = useRef<string | undefined>(undefined);
+  if (report.data && !report.loading) shown.current = JSON.stringify(params);
+  const changing = report.loading && shown.current !== JSON.stringify(params);
 
   const notesOn = site.modules.notes && (shared === undefined || shared.showNotes);
   const notes = useLoad(
@@ -73,7 +89,7 @@ export function Report(props: {
             }),
           )
         : Promise.resolve({ annotations: [] }),
-    [site.id, range.from, range.to, notesOn],
+    [site.id, range.from, range.to, notesOn, refresh],
   );
 
   const periodKeys = Object.fromEntries(
@@ -134,7 +150,7 @@ export function Report(props: {
       <ErrorNote error={report.error} />
       {!data && !report.error && <Spinner label="Loading the report" />}
       {data && series && (
-        <div class={report.loading ? 'report loading' : 'report'} aria-busy={report.loading}>
+        <div class={changing ? 'report loading' : 'report'} aria-busy={report.loading}>
           <TopStats
             kpis={data.kpis}
             compare={data.compare_kpis}

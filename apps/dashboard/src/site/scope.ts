@@ -11,6 +11,8 @@ export interface Scope {
   range: Range;
   today: string;
   firstDay: string | null;
+  /** grows when the data in view should be asked for again (use-refresh.ts); part of dataKey */
+  refresh?: number;
 }
 
 /** The period and filters as the API's report parameters. */
@@ -43,7 +45,7 @@ export function linkTo(scope: Scope, change: Partial<View> | ((view: View) => Vi
 
 /** A key that changes when the data asked for changes (for loads that depend on the view). */
 export function dataKey(scope: Scope): string {
-  return JSON.stringify([scope.site.id, scope.range, scope.view.filters]);
+  return JSON.stringify([scope.site.id, scope.range, scope.view.filters, scope.refresh ?? 0]);
 }
 
 /** Rows of a breakdown whatever their kind, as the Breakdown table takes them. */

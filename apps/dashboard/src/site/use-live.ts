@@ -21,11 +21,13 @@ const RETRY_MS = 120_000;
 export function useLive(
   site: string,
   handlers: { onVisits?: (visits: Schema<'LiveVisits'>) => void; onPoll: () => void },
+  enabled = true,
 ): LiveMode {
   const [mode, setMode] = useState<LiveMode>('connecting');
   const current = useRef(handlers);
   current.current = handlers;
   useEffect(() => {
+    if (!enabled) return;
     let source: EventSource | undefined;
     let heard = 0;
     let opened = 0;
@@ -74,6 +76,6 @@ export function useLive(
       clearInterval(pollTimer);
       source?.close();
     };
-  }, [site]);
+  }, [site, enabled]);
   return mode;
 }
