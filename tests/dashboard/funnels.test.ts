@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
   accessibilityProblems,
+  addSite,
   createOwner,
   type Dashboard,
   personContext,
@@ -18,9 +19,7 @@ describe('funnels in the dashboard', () => {
   beforeAll(async () => {
     d = await startDashboard();
     owner = await createOwner(d);
-    site = (
-      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'funnels.localhost' })
-    ).site.id;
+    site = await addSite(owner, 'funnels.localhost');
     await postEvents(d, site, 'funnels.localhost', [
       ['visitor-0001', '/', null],
       ['visitor-0001', '/pricing', null],

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
   accessibilityProblems,
+  addSite,
   createOwner,
   type Dashboard,
   personContext,
@@ -23,9 +24,7 @@ describe('goals in the dashboard', () => {
   beforeAll(async () => {
     d = await startDashboard();
     owner = await createOwner(d);
-    site = (
-      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'goals.localhost' })
-    ).site.id;
+    site = await addSite(owner, 'goals.localhost');
     for (const [v, u, name] of [
       ['visitor-0001', '/pricing', null],
       ['visitor-0001', '/thanks', null],

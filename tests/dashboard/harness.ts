@@ -159,6 +159,11 @@ export async function createOwner(d: Pick<Dashboard, 'footfall' | 'setupLink'>):
   return apiSession(d.footfall.url);
 }
 
+/** Adds a site through the API as `owner`; resolves with its id. */
+export async function addSite(owner: ApiSession, domain: string): Promise<string> {
+  return (await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain })).site.id;
+}
+
 /**
  * axe-core's serious and critical findings on the page as it is now (WCAG 2.1 A and AA), each as
  * `rule: selector` lines, so a failure says what and where.

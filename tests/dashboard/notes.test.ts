@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
   accessibilityProblems,
+  addSite,
   apiSession,
   createOwner,
   type Dashboard,
@@ -23,9 +24,7 @@ describe('notes on the chart', () => {
   beforeAll(async () => {
     d = await startDashboard();
     owner = await createOwner(d);
-    site = (
-      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'notes.localhost' })
-    ).site.id;
+    site = await addSite(owner, 'notes.localhost');
     const res = await fetch(`${d.footfall.url}/api/e`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },

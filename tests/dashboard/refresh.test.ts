@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
+  addSite,
   createOwner,
   type Dashboard,
   personContext,
@@ -21,9 +22,7 @@ describe('a report that refreshes itself', () => {
   beforeAll(async () => {
     d = await startDashboard();
     owner = await createOwner(d);
-    site = (
-      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'alive.localhost' })
-    ).site.id;
+    site = await addSite(owner, 'alive.localhost');
   });
   afterAll(() => d?.close());
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ApiSession,
   accessibilityProblems,
+  addSite,
   createOwner,
   type Dashboard,
   personContext,
@@ -23,9 +24,7 @@ describe('share links in the dashboard', () => {
   beforeAll(async () => {
     d = await startDashboard();
     owner = await createOwner(d);
-    site = (
-      await owner.call<{ site: { id: string } }>('POST', '/api/v1/sites', { domain: 'shared.localhost' })
-    ).site.id;
+    site = await addSite(owner, 'shared.localhost');
     await postEvents(d, site, 'shared.localhost', [
       ['visitor-0001', '/', null],
       ['visitor-0002', '/pricing', null],
