@@ -44,7 +44,9 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', limitBody(API_BODY_BYTES));
   app.onError(onError(deps.logger));
   // no route: the dashboard's files and pages, or the JSON 404
-  app.notFound(dashboardFallback(deps.dashboardDir, deps.config.updateCheck));
+  // sites whose status or trend said they have visits: their page preloads the report too
+  const visited = new Set<string>();
+  app.notFound(dashboardFallback(deps.dashboardDir, deps.config.updateCheck, visited));
   app.route('/', livenessRoutes());
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));
@@ -62,7 +64,7 @@ export function createQueryApp(deps: QueryDeps) {
       rates: () => deps.exchangeRates?.table,
     }),
   );
-  app.route('/api/v1', siteReadRoutes(deps));
+  app.route('/api/v1', siteReadRoutes(deps, visited));
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/api/v1', annotationRoutes(deps));
   app.route('/api/v1', goalRoutes(deps));

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { notFound } from '@footfall/http';
 import type { Context, NotFoundHandler } from 'hono';
+import { preloads, type VisitedSites } from './page-preloads.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -32,19 +33,6 @@ export function pagePolicy(releasesUrl: string | undefined): string {
   ].join('; ');
 }
 
-/**
- * The API answers the page will ask for first, named in a `Link` header so the browser fetches
- * them while it still loads the page's script: the session always, and on a site's page the site
- * and its status (the dashboard's own `fetch` then takes the preloaded answer). The report itself
- * needs the site's time zone, so the script asks for it.
- */
-function preloads(path: string): string {
-  const links = ['/api/v1/session'];
-  const site = /^\/sites\/([a-z2-9]{10})(\/live)?$/.exec(path)?.[1];
-  if (site) links.push(`/api/v1/sites/${site}`, `/api/v1/sites/${site}/status`);
-  return links.map((url) => `<${url}>; rel=preload; as=fetch; crossorigin`).join(', ');
-}
-
 /** The encodings a request accepts, of those the build wrote copies in (best first). */
 function encodings(accept: string | undefined): ['br' | 'gzip', string][] {
   const accepted = new Set(
@@ -71,7 +59,11 @@ function encodings(accept: string | undefined): ['br' | 'gzip', string][] {
  * compressed (brotli or gzip, copies written by the build) when the browser accepts it. Without a
  * built dashboard (in-process tests), everything is the JSON 404.
  */
-export function dashboardFallback(dir: string | undefined, releasesUrl?: string): NotFoundHandler {
+export function dashboardFallback(
+  dir: string | undefined,
+  releasesUrl?: string,
+  visited: VisitedSites = new Set(),
+): NotFoundHandler {
   const policy = pagePolicy(releasesUrl);
   const cache = new Map<string, Buffer | null>();
   const read = async (path: string): Promise<Buffer | null> => {
@@ -117,7 +109,7 @@ export function dashboardFallback(dir: string | undefined, releasesUrl?: string)
       return (await send(c, file, { 'Cache-Control': 'public, max-age=31536000, immutable' })) ?? notFound(c);
     }
     const page = await send(c, join(dir, 'index.html'), {
-      Link: preloads(path),
+      Link: preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited),
       'Cache-Control': 'no-cache',
       'Content-Security-Policy': policy,
       'Referrer-Policy': 'same-origin',

@@ -10,4 +10,8 @@ export function chosenMode(): Mode {
 
 export function chooseMode(mode: Mode): void {
   localStorage.setItem(key(), mode);
+  // the server reads it to know whether `/sites/<id>` will ask for a report (it then names the
+  // report in the page's Link header: apps/query/src/page-preloads.ts)
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the dashboard supports
+  document.cookie = `footfall_mode=${mode}; path=/; max-age=31536000; samesite=lax`;
 }

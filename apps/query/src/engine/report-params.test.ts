@@ -25,6 +25,18 @@ describe('parseReportParams', () => {
     expect(parse({}, 'Europe/Berlin').period).toEqual({ from: '2026-03-03', to: '2026-04-01' });
   });
 
+  it('takes a named period, resolved in the site zone, but not with from or to', () => {
+    expect(parse({ period: 'month' }).period).toEqual({ from: '2026-03-01', to: '2026-03-31' });
+    expect(parse({ period: 'month' }, 'Europe/Berlin').period).toEqual({ from: '2026-04-01', to: '2026-04-01' });
+    expect(parse({ period: 'lastmonth', compare: 'previous' })).toMatchObject({
+      period: { from: '2026-02-01', to: '2026-02-28' },
+      compare: { from: '2026-01-04', to: '2026-01-31' },
+    });
+    expect(parse({ period: 'today' }).bucket).toBe('hour');
+    expect(failsOn({ period: '7d', from: '2026-03-01' })).toBe('period');
+    expect(failsOn({ period: 'all' })).toBe('period');
+  });
+
   it('refuses dates before 1970-01-01 or after 9999-12-31, and comparisons that would start before 1970', () => {
     expect(failsOn({ to: '0000-01-01' })).toBe('to');
     expect(failsOn({ from: '1969-12-31', to: '1970-01-05' })).toBe('from');

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { GoalMatch } from './goals-sql.ts';
+import { NAMED_PERIODS, resolveNamedPeriod } from './named-periods.ts';
 
 /** Visit-level dimensions: taken from the visit's first pageview (see apps/query/src/visits/engine.ts). */
 export const VISIT_DIMENSIONS = [
@@ -100,6 +101,7 @@ const date = v.pipe(
 const flag = v.picklist(['0', '1'], 'must be 0 or 1');
 /** The raw query string shape; unknown parameters are left to the caller. */
 const RawSchema = v.object({
+  period: v.optional(v.picklist(NAMED_PERIODS, `must be one of ${NAMED_PERIODS.join(', ')}`)),
   from: v.optional(date),
   to: v.optional(date),
   compare: v.optional(v.picklist(['previous', 'year', 'custom'], 'must be previous, year or custom')),
@@ -172,8 +174,9 @@ export function defaultBucket(days: number): Bucket {
 }
 
 /**
- * Validates report query parameters. `from`/`to` default to the last 30 days ending today in
- * the site's zone. Throws ReportParamError naming the first bad parameter.
+ * Validates report query parameters. The days are `period` (named-periods.ts) or `from`/`to`,
+ * which default to the last 30 days ending today in the site's zone. Throws ReportParamError
+ * naming the first bad parameter.
  *
  * @example
  * parseReportParams({ from: '2026-03-01', to: '2026-03-31', f: ['channel:Email'] }, 'Europe/Berlin', Date.now());
@@ -195,12 +198,17 @@ export function parseReportParams(input: RawReportQuery, timeZone: string, nowMs
   }
   const raw = parsed.output;
   const today = todayIn(timeZone, nowMs);
+  if (raw.period && (raw.from || raw.to)) {
+    throw new ReportParamError('period', 'give either period or from and to, not both');
+  }
+  const named = raw.period && resolveNamedPeriod(raw.period, today);
   const to =
+    named?.to ??
     raw.to ??
     (raw.from && dayNumber(raw.from) + 29 < dayNumber(today)
       ? dayString(clampDay(dayNumber(raw.from) + 29))
       : today);
-  const from = raw.from ?? dayString(clampDay(dayNumber(to) - 29));
+  const from = named?.from ?? raw.from ?? dayString(clampDay(dayNumber(to) - 29));
   const days = dayNumber(to) - dayNumber(from) + 1;
   if (days < 1) throw new ReportParamError('to', 'must not be before from');
   if (days > MAX_PERIOD_DAYS)

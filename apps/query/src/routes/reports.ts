@@ -31,14 +31,26 @@ import { funnelReport } from './funnels.ts';
 import { goalJson } from './goals.ts';
 import { requireModule } from './modules.ts';
 
-const REPORT_PARAMS = ['from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'daily', 'deep', 'limit'];
+const REPORT_PARAMS = [
+  'period',
+  'from',
+  'to',
+  'compare',
+  'cfrom',
+  'cto',
+  'bucket',
+  'f',
+  'daily',
+  'deep',
+  'limit',
+];
 
 /** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
 export interface RevenueSources {
   control: ControlDb;
   rates: () => RateTable | undefined;
 }
-const PERIOD_PARAMS = ['from', 'to', 'f'];
+const PERIOD_PARAMS = ['period', 'from', 'to', 'f'];
 /** How often an open live stream asks again whether its caller may still read the site. */
 const LIVE_ACCESS_CHECK_MS = 2000;
 

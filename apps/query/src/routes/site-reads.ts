@@ -71,14 +71,14 @@ function refuseUnknown(query: Record<string, string[]>, allowed: readonly string
  *   site's state (the sites list: its small charts, and which sites still wait for a first visit),
  *   in one request.
  */
-export function siteReadRoutes(deps: QueryDeps) {
+export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()) {
   const { engine } = deps.analytics;
   const reads = deps.reads;
   return new Hono<AuthEnv>()
     .get('/sites/:site/report/breakdown', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
-      refuseUnknown(query, ['dim', 'from', 'to', 'f', 'limit', 'search', ...REVENUE_PARAMS]);
+      refuseUnknown(query, ['dim', 'period', 'from', 'to', 'f', 'limit', 'search', ...REVENUE_PARAMS]);
       const options = revenueOptions(query);
       const dim = single(query, 'dim');
       if (dim === undefined || !BREAKDOWNS.includes(dim)) {
@@ -135,6 +135,7 @@ export function siteReadRoutes(deps: QueryDeps) {
         engine.status({ site: site.id, signal }),
       );
       const check = installCheckOf(deps.control, site.id);
+      if (firstVisit !== null) visited.add(site.id);
       return c.json({
         state: siteState(firstVisit, lastSeen, check, deps.now()),
         first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
@@ -186,6 +187,7 @@ export function siteReadRoutes(deps: QueryDeps) {
               }),
               engine.status({ site: site.id, signal }),
             ]);
+            if (status.firstVisit !== null) visited.add(site.id);
             return {
               site: site.id,
               state: siteState(

@@ -1,0 +1,86 @@
+import createClient from 'openapi-fetch';
+import { describe, expect, it } from 'vitest';
+import { NAMED_PERIODS, resolveNamedPeriod } from '../../../query/src/engine/named-periods.ts';
+import { preloads, reportPreload } from '../../../query/src/page-preloads.ts';
+import type { paths } from '../api/schema.d.ts';
+import { type PeriodKey, resolvePeriod } from './period.ts';
+import { reportQuery, type Scope } from './scope.ts';
+import { readView } from './view.ts';
+
+/**
+ * The report the page names in its Link header must be the very URL the dashboard then asks for,
+ * or the browser fetches it twice: both are computed here from the same page URLs, the
+ * dashboard's with its own code and its own API client.
+ */
+async function dashboardAsks(search: string): Promise<string> {
+  let asked = '';
+  const client = createClient<paths>({
+    baseUrl: 'http://footfall.test',
+    fetch: async (request: Request) => {
+      asked = request.url;
+      return new Response('{}', { headers: { 'content-type': 'application/json' } });
+    },
+  });
+  const view = readView(new URLSearchParams(search));
+  const today = '2026-11-28';
+  const range = resolvePeriod(view.period, today, '2025-01-01', { from: view.from, to: view.to });
+  const scope = { site: { id: 'abcdefghjk' }, path: '/sites/abcdefghjk', view, range, today, firstDay: null };
+  await client.GET('/api/v1/sites/{site}/report', {
+    params: { path: { site: 'abcdefghjk' }, query: reportQuery(scope as unknown as Scope) },
+  });
+  return asked.slice('http://footfall.test'.length);
+}
+
+describe("the report named in a report page's Link header", () => {
+  it.each([
+    '',
+    'period=7d',
+    'period=today&bucket=hour',
+    'period=lastmonth&compare=previous',
+    'period=12mo&compare=year&metric=pageviews',
+    'f=page:/pricing&f=channel:Search&f=page:/pricing',
+    'f=referrer:&f=country:DE&period=91d',
+    'f=prop:plan:pro%2Bteam&f=page:/a%20b?c=1',
+    'compare=off&panel=sources&search=x',
+  ])('is the one the dashboard asks for, for ?%s', async (search) => {
+    const preloaded = reportPreload(new URLSearchParams(search));
+    expect(preloaded).not.toBeNull();
+    expect(`/api/v1/sites/abcdefghjk/report?${preloaded}`).toBe(await dashboardAsks(search));
+  });
+
+  it.each([
+    'period=all',
+    'period=custom&from=2026-01-01&to=2026-01-31',
+    'compare=custom&cfrom=2026-01-01&cto=2026-01-31',
+    'period=fortnight',
+    'bucket=minute',
+  ])('is left out for ?%s, which only the script resolves', (search) => {
+    expect(reportPreload(new URLSearchParams(search))).toBeNull();
+  });
+
+  it('is named only on the report of a site known to have visits, not on its live view', () => {
+    const visited = new Set(['abcdefghjk']);
+    const none = new URLSearchParams();
+    const report = '</api/v1/sites/abcdefghjk/report?period=30d>';
+    expect(preloads('/sites/abcdefghjk', none, undefined, visited)).toContain(report);
+    expect(preloads('/sites/abcdefghjk', none, undefined, new Set())).not.toContain('/report');
+    expect(preloads('/sites/abcdefghjk/live', none, undefined, visited)).not.toContain('/report');
+    // `/sites/<id>` alone opens the live view when that was chosen last; with a query, the report
+    expect(preloads('/sites/abcdefghjk', none, 'a=1; footfall_mode=live', visited)).not.toContain('/report');
+    expect(
+      preloads('/sites/abcdefghjk', new URLSearchParams('period=7d'), 'footfall_mode=live', visited),
+    ).toContain('</api/v1/sites/abcdefghjk/report?period=7d>');
+  });
+});
+
+describe('named periods', () => {
+  it("resolve on the server to the days the dashboard's period picker shows", () => {
+    for (const today of ['2026-11-28', '2026-01-01', '2024-03-31', '2025-12-31']) {
+      for (const period of NAMED_PERIODS) {
+        expect(resolveNamedPeriod(period, today), `${period} on ${today}`).toEqual(
+          resolvePeriod(period as PeriodKey, today, null),
+        );
+      }
+    }
+  });
+});

@@ -1,0 +1,61 @@
+import { NAMED_PERIODS } from './engine/named-periods.ts';
+
+/** The dashboard's default period, written nowhere in its URL (apps/dashboard/src/site/period.ts). */
+const DEFAULT_PERIOD = '30d';
+const BUCKETS = ['hour', 'day', 'week', 'month'];
+/** The cookie the dashboard sets while a person's chosen view of a site is the live one (mode.ts). */
+export const LIVE_MODE_COOKIE = 'footfall_mode=live';
+
+/** Sites known to have had a visit: their page shows a report, not the install screen. */
+export type VisitedSites = ReadonlySet<string>;
+
+/**
+ * The API answers the page will ask for first, named in a `Link` header so the browser fetches
+ * them while it still loads the page's script (the dashboard's own `fetch` then takes the
+ * preloaded answer): the session always; on a site's page the site and its status; and on its
+ * report, for a site known to have visits, the report itself (reportPreload).
+ */
+export function preloads(
+  path: string,
+  search: URLSearchParams,
+  cookie: string | undefined,
+  visited: VisitedSites,
+): string {
+  const links = ['/api/v1/session'];
+  const m = /^\/sites\/([a-z2-9]{10})(\/live)?$/.exec(path);
+  const site = m?.[1];
+  if (site) {
+    links.push(`/api/v1/sites/${site}`, `/api/v1/sites/${site}/status`);
+    // `/sites/<id>` alone opens the view chosen last: the live one has no report
+    const report = !m?.[2] && visited.has(site) && (search.size > 0 || !hasCookie(cookie, LIVE_MODE_COOKIE));
+    const query = report ? reportPreload(search) : null;
+    if (query !== null) links.push(`/api/v1/sites/${site}/report${query ? `?${query}` : ''}`);
+  }
+  return links.map((url) => `<${url}>; rel=preload; as=fetch; crossorigin`).join(', ');
+}
+
+/**
+ * The query string of the report the dashboard asks for on a report page with this URL query,
+ * exactly as its client writes it (apps/dashboard/src/site/view.ts readView and scope.ts
+ * reportQuery, serialized by openapi-fetch: name=encodeURIComponent(value), in that order), or
+ * null when the page names what only the script can resolve (a custom range, All time, a custom
+ * comparison) or something it would correct: then nothing is preloaded, never a wrong report.
+ */
+export function reportPreload(search: URLSearchParams): string | null {
+  const period = search.get('period') ?? DEFAULT_PERIOD;
+  if (!(NAMED_PERIODS as readonly string[]).includes(period)) return null;
+  const compare = search.get('compare');
+  if (compare !== null && compare !== 'off' && compare !== 'previous' && compare !== 'year') return null;
+  const bucket = search.get('bucket');
+  if (bucket !== null && !BUCKETS.includes(bucket)) return null;
+  const filters = [...new Set(search.getAll('f').filter((f) => /^[a-z_]+:/.test(f)))].slice(0, 20);
+  const pairs: [string, string][] = [['period', period]];
+  for (const f of filters) pairs.push(['f', f]);
+  if (compare === 'previous' || compare === 'year') pairs.push(['compare', compare]);
+  if (bucket !== null) pairs.push(['bucket', bucket]);
+  return pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+}
+
+function hasCookie(header: string | undefined, pair: string): boolean {
+  return (header ?? '').split(';').some((part) => part.trim() === pair);
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ApiSession,
+  addSite,
+  createOwner,
+  type Dashboard,
+  personContext,
+  postEvents,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+/**
+ * The page names the report in its Link header (apps/query/src/page-preloads.ts): the browser
+ * fetches it with the page, the dashboard takes that answer instead of asking again, and nothing
+ * preloaded goes unused (Chromium warns in the console when it does).
+ */
+describe('the report fetched with the page', () => {
+  let d: Dashboard;
+  let owner: ApiSession;
+  let site: string;
+  beforeAll(async () => {
+    d = await startDashboard();
+    owner = await createOwner(d);
+    site = await addSite(owner, 'early.localhost');
+    await postEvents(d, site, 'early.localhost', [['reader-00001', '/', null]]);
+    // the status saying the site has visits is what lets its page name the report
+    for (let i = 0; i < 100; i++) {
+      if ((await owner.call<{ state: string }>('GET', `/api/v1/sites/${site}/status`)).state === 'active')
+        return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the visit was not stored');
+  });
+  afterAll(() => d?.close());
+
+  it.each(['', '?period=7d&f=page:/', '?period=custom&from=2026-01-01&to=2026-01-31'])(
+    'is asked once for /sites/<id>%s, and nothing preloaded is left unused',
+    async (search) => {
+      const context = await personContext(d, { width: 1280 });
+      const page = await context.newPage();
+      await signIn(page);
+      const warnings: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text());
+      });
+      await page.goto(`/sites/${site}${search}`);
+      await page.locator('.top-stats').waitFor();
+      const reports = () =>
+        page.evaluate(
+          (path) =>
+            performance
+              .getEntriesByType('resource')
+              .filter((e) => new URL(e.name).pathname === path)
+              .map((e) => (e as PerformanceResourceTiming).initiatorType),
+          `/api/v1/sites/${site}/report`,
+        );
+      // a named period comes with the page (a link preload); a custom range once the script knows the days
+      expect(await reports()).toEqual([search.includes('custom') ? 'fetch' : 'link']);
+      await page.waitForTimeout(4_000); // Chromium says "preloaded but not used" about 3 s after load
+      expect(warnings).toEqual([]);
+      expect(await reports()).toHaveLength(1);
+      await context.close();
+    },
+  );
+});
