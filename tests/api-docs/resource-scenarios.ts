@@ -110,6 +110,16 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
   expect(rotated.json<{ signing_secret: string }>().signing_secret).not.toBe(made.signing_secret);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(204);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(404);
+  const find = await h.call('POST', '/api/v1/data-requests/find', {
+    body: { email: 'payer@example.com' },
+    agent: owner,
+  });
+  expect(find.json()).toEqual({
+    payloads: 0,
+    sites: [],
+    payments: 0,
+    message: 'Nothing stored names this e-mail address: there is nothing to erase.',
+  });
   const erase = (email: string) =>
     h.call('POST', '/api/v1/data-requests/erase', { body: { email }, agent: owner });
   expect((await erase('payer@example.com')).json()).toEqual({

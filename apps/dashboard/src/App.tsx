@@ -19,6 +19,10 @@ const SiteSettingsScreen = lazyScreen<{ site: string }>(
 );
 const PeopleScreen = lazyScreen(() => import('./settings/PeopleScreen.tsx'), 'PeopleScreen');
 const ApiKeysScreen = lazyScreen(() => import('./settings/ApiKeysScreen.tsx'), 'ApiKeysScreen');
+const DataRequestsScreen = lazyScreen(
+  () => import('./settings/DataRequestsScreen.tsx'),
+  'DataRequestsScreen',
+);
 const AccountScreen = lazyScreen(() => import('./settings/AccountScreen.tsx'), 'AccountScreen');
 const HealthScreen = lazyScreen(() => import('./screens/HealthScreen.tsx'), 'HealthScreen');
 const ShareScreen = lazyScreen<{ token: string }>(() => import('./share/ShareScreen.tsx'), 'ShareScreen');
@@ -48,6 +52,12 @@ const ROUTES: Route[] = [
   },
   { path: /^\/settings(\/people)?$/, owner: true, title: 'People', render: () => <PeopleScreen /> },
   { path: /^\/settings\/keys$/, owner: true, title: 'API keys', render: () => <ApiKeysScreen /> },
+  {
+    path: /^\/settings\/data-requests$/,
+    owner: true,
+    title: 'Data requests',
+    render: () => <DataRequestsScreen />,
+  },
   { path: /^\/account$/, title: 'Your account', render: () => <AccountScreen /> },
   { path: /^\/health$/, title: 'Health', render: () => <HealthScreen /> },
 ];

@@ -32,7 +32,7 @@ export {
   minorDigits,
 } from './currency.ts';
 export { type CustomEvent, CustomEventSchema, parseAt, parseCustomEvent } from './custom-event.ts';
-export { type Erasure, erasePayer } from './erase.ts';
+export { type Erasure, erasePayer, findPayer } from './erase.ts';
 export { type Delivery, receiveWebhook, storeDelivery } from './inbox.ts';
 export {
   type Adapters,

@@ -3,7 +3,7 @@ import { tempControlDb, testClock } from '@footfall/control/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection, type WebhookTarget, webhookTarget } from './connections.ts';
 import { parseCustomEvent } from './custom-event.ts';
-import { erasePayer } from './erase.ts';
+import { erasePayer, findPayer } from './erase.ts';
 import { receiveWebhook } from './inbox.ts';
 import { reprocessLedger } from './ledger.ts';
 
@@ -192,6 +192,15 @@ describe('the ledger', () => {
     // a renewal without the e-mail: the same person through the customer graph
     l.send(payment('pay-2', { visitor: undefined, kind: 'renewal', ...sub }, T + 86_400_000));
     l.send(payment('pay-3', { email: 'bob@example.com', visitor: 'vid-bob' }));
+    // looked up first, nothing changes; the erasure then touches exactly what was found
+    const before = l.dump();
+    expect(await findPayer(l.ctl, 'ada@example.COM ')).toEqual({
+      payloads: 2,
+      sites: [l.site.id],
+      payments: 2,
+    });
+    expect(await findPayer(l.ctl, 'nobody@example.com')).toEqual({ payloads: 0, sites: [], payments: 0 });
+    expect(l.dump()).toEqual(before);
     const erased = await erasePayer(l.ctl, 'ada@example.COM ');
     expect(erased).toEqual({ payloads: 2, sites: [l.site.id], payments: 2 });
     const bodies = (

@@ -4,9 +4,10 @@ import { route } from '../router.ts';
 const PAGES: [string, string][] = [
   ['/settings/people', 'People'],
   ['/settings/keys', 'API keys'],
+  ['/settings/data-requests', 'Data requests'],
 ];
 
-/** The instance's settings (owners): people and their sites, API keys. Site settings live with each site. */
+/** The instance's settings (owners): people and their sites, API keys, data requests. Site settings live with each site. */
 export function SettingsNav() {
   const path = route.value.path === '/settings' ? '/settings/people' : route.value.path;
   return (

@@ -93,6 +93,7 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/sites/:site/payments/connections/:id/secret': 'owner',
   'POST /api/v1/sites/:site/payments/connections/:id/sync': 'owner',
   'DELETE /api/v1/sites/:site/payments/connections/:id': 'owner',
+  'POST /api/v1/data-requests/find': 'owner',
   'POST /api/v1/data-requests/erase': 'owner',
   'GET /api/v1/sites/:site/annotations': 'viewer',
   'GET /api/v1/sites/:site/goals': 'viewer',

@@ -5,6 +5,7 @@ import {
   createConnection,
   disconnectProvider,
   erasePayer,
+  findPayer,
   getConnection,
   listConnections,
   PROVIDERS,
@@ -68,6 +69,17 @@ function refuse(field: string, why: string): never {
 }
 
 /** What an erasure did, in a sentence for the person who asked. */
+/** What a data request would erase, in a sentence. */
+function findingMessage(e: { payloads: number; sites: string[]; payments: number }): string {
+  if (e.payloads === 0) return 'Nothing stored names this e-mail address: there is nothing to erase.';
+  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+  return (
+    `${n(e.payloads, 'stored payment webhook')} on ${n(e.sites.length, 'site')} hold this person's personal data ` +
+    `(e-mail, name, customer and subscription ids, visitor id), about ${n(e.payments, 'payment')}. ` +
+    'Erasing removes it; the amounts stay in revenue, no longer tied to a person or a visit.'
+  );
+}
+
 function erasureMessage(e: { payloads: number; sites: string[]; payments: number }): string {
   if (e.payloads === 0) return 'Nothing stored names this e-mail address: nothing was erased.';
   const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
@@ -236,6 +248,17 @@ export function paymentRoutes(deps: QueryDeps) {
       })
       // a data request: what Footfall holds about a person by e-mail is in payment webhooks only
       // (visits carry no e-mail); their personal fields are removed, the amounts stay
+      // what a data request would erase, changing nothing (the dashboard shows it before asking)
+      .post('/data-requests/find', async (c) => {
+        const body = await readJson(c, DataRequest);
+        const found = await findPayer(ctl, body.email);
+        return c.json({
+          payloads: found.payloads,
+          sites: found.sites,
+          payments: found.payments,
+          message: findingMessage(found),
+        });
+      })
       .post('/data-requests/erase', async (c) => {
         const body = await readJson(c, DataRequest);
         const erased = await erasePayer(ctl, body.email);
