@@ -1,4 +1,36 @@
-import { defineConfig } from 'vite';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * Country flags as small SVG images (flag-icons, MIT), drawn the same on every system (Windows
+ * draws no flag emoji). Written as files under a versioned path, not bundled: a breakdown row asks
+ * for its own flag only, and no flag costs the first view's JavaScript anything.
+ */
+const flagIcons = dirname(createRequire(import.meta.url).resolve('flag-icons/package.json'));
+const FLAGS_VERSION = (
+  JSON.parse(readFileSync(join(flagIcons, 'package.json'), 'utf8')) as { version: string }
+).version;
+const FLAGS_PATH = `assets/flags-${FLAGS_VERSION}`;
+/** the two-letter codes that have a flag, lower case, one after another */
+const FLAG_CODES = readdirSync(join(flagIcons, 'flags/4x3'))
+  .filter((name) => /^[a-z]{2}\.svg$/.test(name))
+  .map((name) => name.slice(0, 2))
+  .sort();
+
+function flags(): Plugin {
+  return {
+    name: 'footfall-flags',
+    apply: 'build',
+    generateBundle() {
+      for (const code of FLAG_CODES) {
+        const source = readFileSync(join(flagIcons, 'flags/4x3', `${code}.svg`));
+        this.emitFile({ type: 'asset', fileName: `${FLAGS_PATH}/${code}.svg`, source });
+      }
+    },
+  };
+}
 
 /**
  * The dashboard: Preact, built into dist/ (scripts/build.ts runs this build and copies the result
@@ -8,6 +40,8 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig({
   base: '/',
+  plugins: [flags()],
+  define: { __FLAGS__: JSON.stringify({ path: `/${FLAGS_PATH}`, codes: FLAG_CODES.join('') }) },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: 'dist',

@@ -106,6 +106,20 @@ describe('every screen', () => {
         name: 'panel-details',
         open: (p) => go(p, `/sites/${demo}?panel=referrer&search=o`, 'dialog[open] table'),
       },
+      {
+        // each country's flag, an image drawn the same everywhere (flag emoji are not, on Windows)
+        name: 'countries',
+        open: async (p) => {
+          await go(p, `/sites/${demo}?panel=country`, 'dialog[open] table img.flag');
+          const flags = p.locator('dialog[open] img.flag');
+          await expect
+            .poll(() =>
+              flags.evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)),
+            )
+            .toBe(true);
+          expect(await flags.count()).toBeGreaterThan(3);
+        },
+      },
       { name: 'live', open: (p) => go(p, `/sites/${demo}/live`, '.feed') },
       {
         name: 'journey',

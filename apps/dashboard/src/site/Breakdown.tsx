@@ -1,4 +1,5 @@
 import { compact, duration, Link } from '../components/ui.tsx';
+import { Flag } from './Flag.tsx';
 import { formatMoney } from './metrics.ts';
 import { displayValue, type Tab } from './panels.ts';
 
@@ -79,6 +80,7 @@ export function Breakdown(props: {
                   href={props.hrefFor(row.value)}
                   title={`Show only visits where ${tab.column.toLowerCase()} is ${text}`}
                 >
+                  {tab.filter === 'country' && row.value && <Flag code={row.value} />}
                   {text}
                 </Link>
               </td>

@@ -119,11 +119,6 @@ const regions =
 const languages =
   typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
 
-function flag(code: string): string {
-  if (!/^[A-Z]{2}$/.test(code)) return '';
-  return String.fromCodePoint(...[...code].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-}
-
 /** A value as people read it: countries and languages by name, a missing value said plainly. */
 export function displayValue(dimension: string, value: string | null): string {
   if (value === null || value === '') {
@@ -131,7 +126,7 @@ export function displayValue(dimension: string, value: string | null): string {
     return ['country', 'region', 'city'].includes(dimension) ? 'Unknown' : '(none)';
   }
   try {
-    if (dimension === 'country') return `${flag(value)} ${regions?.of(value) ?? value}`.trim();
+    if (dimension === 'country') return regions?.of(value) ?? value;
     if (dimension === 'language') return languages?.of(value) ?? value;
     if (dimension === 'device') return value.charAt(0).toUpperCase() + value.slice(1);
   } catch {
