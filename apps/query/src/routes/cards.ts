@@ -48,8 +48,15 @@ export function onlyParams(query: Record<string, string>, allowed: readonly stri
   }
 }
 
+/** Cards drawn lately, by what they show: the same words and numbers draw the same PNG. */
+const drawn = new Map<string, Buffer>();
+/** about 50 to 100 KB each */
+const DRAWN_KEPT = 16;
+
 /**
- * A card drawn in the card pool and answered as a PNG; 503 busy when 20 already wait.
+ * A card drawn in the card pool and answered as a PNG; 503 busy when 20 already wait. The last
+ * cards drawn are kept: a milestone's card, shown above the report, takes a second or two to draw
+ * on a busy machine and then nothing at all.
  * `cache` is the Cache-Control (private to the credential unless the card is public).
  */
 export async function drawnCard(
@@ -59,11 +66,19 @@ export async function drawnCard(
   cache = 'private, max-age=300',
 ): Promise<Response> {
   if (!deps.cards) throw new AppError('unavailable', 'cards are not drawn here');
-  const png = await deps.cards.draw(data).catch((error: unknown) => {
-    if (/queue is at limit/i.test((error as Error).message ?? ''))
-      throw new AppError('busy', 'too many cards are being drawn: try again', { retryAfter: 2 });
-    throw error;
-  });
+  const key = JSON.stringify(data);
+  let png = drawn.get(key);
+  if (png === undefined) {
+    png = await deps.cards.draw(data).catch((error: unknown) => {
+      if (/queue is at limit/i.test((error as Error).message ?? ''))
+        throw new AppError('busy', 'too many cards are being drawn: try again', { retryAfter: 2 });
+      throw error;
+    });
+    if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value as string);
+  } else {
+    drawn.delete(key); // kept as the newest
+  }
+  drawn.set(key, png);
   return c.body(new Uint8Array(png), 200, {
     'content-type': 'image/png',
     'cache-control': cache,
