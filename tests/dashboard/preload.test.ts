@@ -46,17 +46,22 @@ describe('the report fetched with the page', () => {
       });
       await page.goto(`/sites/${site}${search}`);
       await page.locator('.top-stats').waitFor();
-      const reports = () =>
+      const fetched = (suffix: string) =>
         page.evaluate(
           (path) =>
             performance
               .getEntriesByType('resource')
               .filter((e) => new URL(e.name).pathname === path)
               .map((e) => (e as PerformanceResourceTiming).initiatorType),
-          `/api/v1/sites/${site}/report`,
+          `/api/v1/sites/${site}${suffix}`,
         );
+      const reports = () => fetched('/report');
       // a named period comes with the page (a link preload); a custom range once the script knows the days
-      expect(await reports()).toEqual([search.includes('custom') ? 'fetch' : 'link']);
+      const named = search.includes('custom') ? 'fetch' : 'link';
+      expect(await reports()).toEqual([named]);
+      await expect.poll(() => fetched('/annotations')).toEqual([named]);
+      expect(await fetched('/now')).toEqual(['link']);
+      expect(await fetched('/milestones')).toEqual(['link']);
       await page.waitForTimeout(4_000); // Chromium says "preloaded but not used" about 3 s after load
       expect(warnings).toEqual([]);
       expect(await reports()).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { getSite } from '@footfall/control';
 import { API_BODY_BYTES, limitBody, livenessRoutes, onError } from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
@@ -46,7 +47,14 @@ export function createQueryApp(deps: QueryDeps) {
   // no route: the dashboard's files and pages, or the JSON 404
   // sites whose status or trend said they have visits: their page preloads the report too
   const visited = new Set<string>();
-  app.notFound(dashboardFallback(deps.dashboardDir, deps.config.updateCheck, visited));
+  app.notFound(
+    dashboardFallback(
+      deps.dashboardDir,
+      deps.config.updateCheck,
+      visited,
+      (site) => getSite(deps.control, site)?.modules,
+    ),
+  );
   app.route('/', livenessRoutes());
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));

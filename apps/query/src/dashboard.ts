@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { notFound } from '@footfall/http';
 import type { Context, NotFoundHandler } from 'hono';
-import { preloads, type VisitedSites } from './page-preloads.ts';
+import { preloads, type SiteModules, type VisitedSites } from './page-preloads.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -63,6 +63,7 @@ export function dashboardFallback(
   dir: string | undefined,
   releasesUrl?: string,
   visited: VisitedSites = new Set(),
+  modulesOf?: SiteModules,
 ): NotFoundHandler {
   const policy = pagePolicy(releasesUrl);
   const cache = new Map<string, Buffer | null>();
@@ -109,7 +110,7 @@ export function dashboardFallback(
       return (await send(c, file, { 'Cache-Control': 'public, max-age=31536000, immutable' })) ?? notFound(c);
     }
     const page = await send(c, join(dir, 'index.html'), {
-      Link: preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited),
+      Link: preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited, modulesOf),
       'Cache-Control': 'no-cache',
       'Content-Security-Policy': policy,
       'Referrer-Policy': 'same-origin',

@@ -8,28 +8,44 @@ export const LIVE_MODE_COOKIE = 'footfall_mode=live';
 
 /** Sites known to have had a visit: their page shows a report, not the install screen. */
 export type VisitedSites = ReadonlySet<string>;
+/** A site's modules that add a request to its first view, or undefined for no such site. */
+export type SiteModules = (site: string) => { notes: boolean; milestones: boolean } | undefined;
 
 /**
  * The API answers the page will ask for first, named in a `Link` header so the browser fetches
  * them while it still loads the page's script (the dashboard's own `fetch` then takes the
  * preloaded answer): the session always; on a site's page the site and its status; and on its
- * report, for a site known to have visits, the report itself (reportPreload).
+ * report, for a site known to have visits, everything else its first view asks for: the people
+ * there now, its milestones and notes (when those modules are on) and the report itself (a named
+ * period: reportPreload). Each is exactly the URL the dashboard asks for, or the browser fetches
+ * it twice (apps/dashboard/src/site/preload.test.ts).
  */
 export function preloads(
   path: string,
   search: URLSearchParams,
   cookie: string | undefined,
   visited: VisitedSites,
+  modulesOf: SiteModules = () => undefined,
 ): string {
   const links = ['/api/v1/session'];
   const m = /^\/sites\/([a-z2-9]{10})(\/live)?$/.exec(path);
   const site = m?.[1];
   if (site) {
-    links.push(`/api/v1/sites/${site}`, `/api/v1/sites/${site}/status`);
+    const base = `/api/v1/sites/${site}`;
+    links.push(base, `${base}/status`);
     // `/sites/<id>` alone opens the view chosen last: the live one has no report
     const report = !m?.[2] && visited.has(site) && (search.size > 0 || !hasCookie(cookie, LIVE_MODE_COOKIE));
-    const query = report ? reportPreload(search) : null;
-    if (query !== null) links.push(`/api/v1/sites/${site}/report${query ? `?${query}` : ''}`);
+    const modules = report ? modulesOf(site) : undefined;
+    if (modules) {
+      links.push(`${base}/now?limit=1`);
+      if (modules.milestones) links.push(`${base}/milestones`);
+      const query = reportPreload(search);
+      if (query !== null) {
+        links.push(`${base}/report?${query}`);
+        if (modules.notes)
+          links.push(`${base}/annotations?period=${query.split('&')[0]!.slice('period='.length)}`);
+      }
+    }
   }
   return links.map((url) => `<${url}>; rel=preload; as=fetch; crossorigin`).join(', ');
 }

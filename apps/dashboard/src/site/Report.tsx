@@ -85,11 +85,15 @@ export function Report(props: {
         ? unwrap(
             api.GET('/api/v1/sites/{site}/annotations', {
               signal,
-              params: { path: { site: site.id }, query: { from: range.from, to: range.to } },
+              // as the report: a named period by its name (the page's Link header fetched it)
+              params: {
+                path: { site: site.id },
+                query: params.period ? { period: params.period } : { from: range.from, to: range.to },
+              },
             }),
           )
         : Promise.resolve({ annotations: [] }),
-    [site.id, range.from, range.to, notesOn, refresh],
+    [site.id, params.period, range.from, range.to, notesOn, refresh],
   );
 
   const periodKeys = Object.fromEntries(

@@ -60,16 +60,62 @@ describe("the report named in a report page's Link header", () => {
 
   it('is named only on the report of a site known to have visits, not on its live view', () => {
     const visited = new Set(['abcdefghjk']);
+    const modules = () => ({ notes: true, milestones: true });
     const none = new URLSearchParams();
     const report = '</api/v1/sites/abcdefghjk/report?period=30d>';
-    expect(preloads('/sites/abcdefghjk', none, undefined, visited)).toContain(report);
-    expect(preloads('/sites/abcdefghjk', none, undefined, new Set())).not.toContain('/report');
-    expect(preloads('/sites/abcdefghjk/live', none, undefined, visited)).not.toContain('/report');
+    expect(preloads('/sites/abcdefghjk', none, undefined, visited, modules)).toContain(report);
+    expect(preloads('/sites/abcdefghjk', none, undefined, new Set(), modules)).not.toContain('/report');
+    expect(preloads('/sites/abcdefghjk/live', none, undefined, visited, modules)).not.toContain('/report');
     // `/sites/<id>` alone opens the live view when that was chosen last; with a query, the report
-    expect(preloads('/sites/abcdefghjk', none, 'a=1; footfall_mode=live', visited)).not.toContain('/report');
+    expect(preloads('/sites/abcdefghjk', none, 'a=1; footfall_mode=live', visited, modules)).not.toContain(
+      '/report',
+    );
     expect(
-      preloads('/sites/abcdefghjk', new URLSearchParams('period=7d'), 'footfall_mode=live', visited),
+      preloads('/sites/abcdefghjk', new URLSearchParams('period=7d'), 'footfall_mode=live', visited, modules),
     ).toContain('</api/v1/sites/abcdefghjk/report?period=7d>');
+  });
+
+  it("names the rest of the report's first view as the dashboard asks for it, each module's only while it is on", async () => {
+    const links = (modules: { notes: boolean; milestones: boolean }, search = 'period=7d&f=page:/') =>
+      preloads(
+        '/sites/abcdefghjk',
+        new URLSearchParams(search),
+        undefined,
+        new Set(['abcdefghjk']),
+        () => modules,
+      )
+        .split(', ')
+        .map((l) => l.slice(1, l.indexOf('>')));
+    const ask = async (path: string, query?: Record<string, unknown>) => {
+      let asked = '';
+      const client = createClient<paths>({
+        baseUrl: 'http://footfall.test',
+        fetch: async (request: Request) => {
+          asked = request.url;
+          return new Response('{}', { headers: { 'content-type': 'application/json' } });
+        },
+      });
+      // the dashboard's calls (NowPill, Milestones, Report's notes), through its client
+      await client.GET(path as '/api/v1/sites/{site}/now', {
+        params: { path: { site: 'abcdefghjk' }, query: query as never },
+      });
+      return asked.slice('http://footfall.test'.length);
+    };
+    expect(links({ notes: true, milestones: true })).toEqual([
+      '/api/v1/session',
+      '/api/v1/sites/abcdefghjk',
+      '/api/v1/sites/abcdefghjk/status',
+      await ask('/api/v1/sites/{site}/now', { limit: 1 }),
+      await ask('/api/v1/sites/{site}/milestones'),
+      await dashboardAsks('period=7d&f=page:/'),
+      await ask('/api/v1/sites/{site}/annotations', { period: '7d' }),
+    ]);
+    expect(links({ notes: false, milestones: false })).not.toContain('/api/v1/sites/abcdefghjk/milestones');
+    expect(links({ notes: false, milestones: false }).some((l) => l.includes('/annotations'))).toBe(false);
+    // a custom range: the report and the notes wait for the script, the rest does not
+    const custom = links({ notes: true, milestones: true }, 'period=custom&from=2026-01-01&to=2026-01-31');
+    expect(custom.some((l) => l.includes('/report') || l.includes('/annotations'))).toBe(false);
+    expect(custom).toContain('/api/v1/sites/abcdefghjk/now?limit=1');
   });
 });
 

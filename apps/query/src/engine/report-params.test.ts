@@ -27,7 +27,10 @@ describe('parseReportParams', () => {
 
   it('takes a named period, resolved in the site zone, but not with from or to', () => {
     expect(parse({ period: 'month' }).period).toEqual({ from: '2026-03-01', to: '2026-03-31' });
-    expect(parse({ period: 'month' }, 'Europe/Berlin').period).toEqual({ from: '2026-04-01', to: '2026-04-01' });
+    expect(parse({ period: 'month' }, 'Europe/Berlin').period).toEqual({
+      from: '2026-04-01',
+      to: '2026-04-01',
+    });
     expect(parse({ period: 'lastmonth', compare: 'previous' })).toMatchObject({
       period: { from: '2026-02-01', to: '2026-02-28' },
       compare: { from: '2026-01-04', to: '2026-01-31' },

@@ -6,12 +6,14 @@ import {
   updateAnnotation,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import { requireSiteRead, siteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
+import { NAMED_PERIODS, type NamedPeriod, resolveNamedPeriod } from '../engine/named-periods.ts';
+import { todayIn } from '../engine/report-params.ts';
 import { sessionPrincipal } from './auth-helpers.ts';
 import { requireModule } from './modules.ts';
 
@@ -37,6 +39,23 @@ export const annotationJson = (a: Annotation) => ({
   updated_at: iso(a.updatedAt),
 });
 
+/** `from` and `to`, or a named `period` resolved in the site's zone (as the report takes them). */
+function daysAsked(c: Context<AuthEnv>, now: number): { from?: string; to?: string } {
+  const period = c.req.query('period');
+  if (period === undefined) return { from: c.req.query('from'), to: c.req.query('to') };
+  if (c.req.query('from') !== undefined || c.req.query('to') !== undefined) {
+    throw new AppError('invalid_parameter', 'give either period or from and to, not both', {
+      field: 'period',
+    });
+  }
+  if (!(NAMED_PERIODS as readonly string[]).includes(period)) {
+    throw new AppError('invalid_parameter', `period must be one of ${NAMED_PERIODS.join(', ')}`, {
+      field: 'period',
+    });
+  }
+  return resolveNamedPeriod(period as NamedPeriod, todayIn(c.get('site').timezone, now));
+}
+
 /**
  * Notes on a site's chart (annotations): anyone who reads the site reads them; owners write, edit
  * and delete them. Each carries its author.
@@ -52,20 +71,19 @@ export function annotationRoutes(deps: QueryDeps) {
       }
       const query = c.req.queries();
       for (const key of Object.keys(query)) {
-        if (key !== 'from' && key !== 'to') {
+        if (key !== 'from' && key !== 'to' && key !== 'period') {
           throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
         }
       }
-      const found = await listAnnotations(ctl, c.get('site').id, {
-        from: c.req.query('from'),
-        to: c.req.query('to'),
-      }).catch((error: unknown) => {
-        // a bad from/to is a parameter, not a body
-        if (error instanceof AppError && error.code === 'invalid_body') {
-          throw new AppError('invalid_parameter', error.message, { field: error.field ?? 'from' });
-        }
-        throw error;
-      });
+      const found = await listAnnotations(ctl, c.get('site').id, daysAsked(c, deps.now())).catch(
+        (error: unknown) => {
+          // a bad from/to is a parameter, not a body
+          if (error instanceof AppError && error.code === 'invalid_body') {
+            throw new AppError('invalid_parameter', error.message, { field: error.field ?? 'from' });
+          }
+          throw error;
+        },
+      );
       // a share link never shows who wrote a note
       const shared = principal?.kind === 'share';
       return c.json({
