@@ -33,6 +33,7 @@ import {
   num,
   readHeatmap,
   readJourney,
+  readLastSeen,
   readNow,
   readRecentEvents,
   readRetention,
@@ -129,6 +130,29 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   };
   let opened = openStore();
   opened.catch(() => undefined);
+  // A site's status, read whole once: its first visit changes only when visits are deleted, and
+  // its last activity only grows, so later reads look at the visits that ended since
+  // (a deletion counts up `forgotten`: a read that began before it keeps nothing)
+  const statuses = new Map<string, { firstVisit: number; lastSeen: number }>();
+  let forgotten = 0;
+  const forgetStatus = (site: string) => {
+    statuses.delete(site);
+    forgotten++;
+  };
+  const status = async (q: { site: string } & ReadControl) => {
+    const began = forgotten;
+    const known = statuses.get(q.site);
+    if (known !== undefined) {
+      const lastSeen = await readLastSeen(db, q.site, known.lastSeen, live(q));
+      if (began === forgotten) known.lastSeen = Math.max(known.lastSeen, lastSeen);
+      return { firstVisit: known.firstVisit, lastSeen };
+    }
+    const read = await readStatus(db, q.site, live(q));
+    if (read.firstVisit !== null && read.lastSeen !== null && began === forgotten) {
+      statuses.set(q.site, { firstVisit: read.firstVisit, lastSeen: read.lastSeen });
+    }
+    return read;
+  };
   const deleteSite = async (site: string) => {
     await inTransaction(db.writer, async () => {
       for (const table of [
@@ -145,6 +169,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       }
     });
     store.deleteSite(site);
+    forgetStatus(site);
     generation++;
   };
 
@@ -229,7 +254,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     now: (q) => readNow(db, q.site, now(), q.limit ?? 20, live(q)),
     recentEvents: (q) => readRecentEvents(db, q.site, q.limit, now(), live(q)),
     journey: (q) => readJourney(db, q.site, q.visitor, q.limit ?? 50, live(q)),
-    status: (q) => readStatus(db, q.site, live(q)),
+    status,
     storage: (q = {}) => readStorage(db, now(), live(q)),
     windowTotals: (q) => readWindowTotals(db, q, { signal: q.signal }),
     lifetime: (q) => readLifetime(db, q, { signal: q.signal }),
@@ -261,6 +286,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       return write(async () => {
         const expired = await expireVisits(db.writer, store, q.site, q.before);
         if (expired.visits + expired.events > 0) generation++;
+        forgetStatus(q.site);
         return expired;
       });
     },

@@ -85,11 +85,17 @@ describe.each(engines)('visit retention on %s', (_name, open) => {
       const kept = await read(engine, '2026-02-01', '2026-03-31');
       const other = await read(engine, '2026-01-01', '2026-03-31', 'site2');
 
+      // the status, read once whole and then kept (DuckDB), follows what is deleted and added
+      expect(await engine.status({ site: 'site1' })).toEqual({
+        firstVisit: ms('2026-01-10T09:00:00Z'),
+        lastSeen: ms('2026-03-05T11:00:00Z'),
+      });
       // Berlin's midnight of 1 February: 23:00 UTC the day before
       const before = ms('2026-01-31T23:00:00Z');
       expect(await engine.expire({ site: 'site1', before })).toEqual({ visits: 3, events: 5 });
       expect(await engine.expire({ site: 'site1', before })).toEqual({ visits: 0, events: 0 });
 
+      expect((await engine.status({ site: 'site1' })).firstVisit).toBe(ms('2026-01-31T23:30:00Z'));
       const [gone] = await read(engine, '2026-01-01', '2026-01-31');
       expect(gone.kpis).toMatchObject({ visitors: 0, visits: 0, pageviews: 0 });
       expect(await read(engine, '2026-02-01', '2026-03-31')).toEqual(kept);
@@ -109,6 +115,10 @@ describe.each(engines)('visit retention on %s', (_name, open) => {
           [ev('2026-03-20T10:00:00Z', { visitor: 'gone' }), ev('2026-03-20T11:00:00Z', { visitor: 'stays' })],
           20n,
         ),
+      });
+      expect(await engine.status({ site: 'site1' })).toEqual({
+        firstVisit: ms('2026-01-31T23:30:00Z'),
+        lastSeen: ms('2026-03-20T11:00:00Z'),
       });
       const [, charts] = await read(engine, '2026-03-20', '2026-03-20');
       expect(charts.new_vs_returning).toEqual({ first: [1], returning: [1] });

@@ -230,6 +230,27 @@ export async function readStatus(
   return { firstVisit: first == null ? null : num(first), lastSeen: last == null ? null : num(last) };
 }
 
+/**
+ * A site's last activity, unix ms, knowing it was at least `since`: only visits that ended since
+ * are read (the zone maps of `ended_at` skip the rest), or `since` when none did.
+ */
+export async function readLastSeen(
+  db: DuckDb,
+  site: string,
+  since: number,
+  options: ReadOptions,
+): Promise<number> {
+  const [row] = await db.read(
+    {
+      sql: 'SELECT epoch_ms(max(ended_at))::DOUBLE AS last FROM sessions WHERE site = $1 AND ended_at >= $2',
+      params: [site, instant(since)],
+    },
+    options,
+  );
+  const last = row?.['last'];
+  return last == null ? since : Math.max(since, num(last));
+}
+
 /** Events stored, and those of the last seven days (for how long the disk lasts at that rate). */
 export async function readStorage(
   db: DuckDb,
