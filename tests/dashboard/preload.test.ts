@@ -68,4 +68,36 @@ describe('the report fetched with the page', () => {
       await context.close();
     },
   );
+
+  it('asks for nothing on a signed-out visit, so the sign-in screen logs no error', async () => {
+    const context = await personContext(d, { width: 1280 });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'warning' || m.type() === 'error') problems.push(m.text());
+    });
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/api/')) asked.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`/sites/${site}`);
+    await page.waitForURL((u) => u.pathname === '/login');
+    await page.getByLabel('E-mail').waitFor();
+    await page.waitForTimeout(1_000);
+    expect(asked).toEqual([]);
+    expect(problems).toEqual([]);
+    // signing in sets the hint the page reads; signing out takes it away again
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    await page.locator('.top-stats').waitFor();
+    expect((await context.cookies()).map((c) => c.name).sort()).toEqual([
+      'footfall_session',
+      'footfall_signed_in',
+    ]);
+    await context.clearCookies({ name: 'footfall_session' });
+    await page.goto('/sites');
+    await page.waitForURL((u) => u.pathname === '/login');
+    expect((await context.cookies()).map((c) => c.name)).toEqual([]);
+    await context.close();
+  });
 });

@@ -17,8 +17,23 @@ whenSignedOut(() => {
   session.value = null;
 });
 
+const HINT = 'footfall_signed_in';
+
+/**
+ * Whether this browser may hold a session: the server sets this readable cookie beside the session
+ * cookie, which scripts cannot read (apps/query/src/auth/cookies.ts). Without it nobody is signed
+ * in, and asking would only log a 401 in the console.
+ */
+export function maybeSignedIn(): boolean {
+  return document.cookie.split(';').some((part) => part.trim() === `${HINT}=1`);
+}
+
 /** Asks who is signed in (the session cookie decides). */
 export async function loadSession(): Promise<void> {
+  if (!maybeSignedIn()) {
+    session.value = null;
+    return;
+  }
   try {
     const info = await unwrap(api.GET('/api/v1/session'), { signIn: true });
     setCsrfToken(info.csrf_token);
@@ -26,6 +41,9 @@ export async function loadSession(): Promise<void> {
     session.value = info;
   } catch (e) {
     if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
+      // the session ended: the hint goes too, so the next page asks nothing
+      // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the dashboard supports
+      document.cookie = `${HINT}=; path=/; max-age=0; samesite=lax`;
       session.value = null;
       return;
     }

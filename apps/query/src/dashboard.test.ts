@@ -40,13 +40,24 @@ describe('the dashboard fallback', () => {
   });
 
   it('names the API answers a page asks first, so the browser fetches them with the page', async () => {
-    expect((await get('/')).headers.get('link')).toBe(
+    const session = { cookie: 'footfall_session=a-session' };
+    expect((await get('/', session)).headers.get('link')).toBe(
       '</api/v1/session>; rel=preload; as=fetch; crossorigin',
     );
-    const site = (await get('/sites/abcdefghjk/live')).headers.get('link');
+    const site = (await get('/sites/abcdefghjk/live', session)).headers.get('link');
     expect(site).toContain('</api/v1/sites/abcdefghjk>; rel=preload; as=fetch; crossorigin');
     expect(site).toContain('</api/v1/sites/abcdefghjk/status>; rel=preload; as=fetch; crossorigin');
-    expect((await get('/sites/abcdefghjk/settings')).headers.get('link')).not.toContain('status');
+    expect((await get('/sites/abcdefghjk/settings', session)).headers.get('link')).not.toContain('status');
+  });
+
+  it('asks nothing for a browser without a session, and keeps the readable hint in step with it', async () => {
+    const signedOut = await get('/sites/abcdefghjk', { cookie: 'footfall_signed_in=1' });
+    expect(signedOut.headers.get('link')).toBeNull();
+    expect(signedOut.headers.get('set-cookie')).toMatch(/^footfall_signed_in=; Max-Age=0/);
+    const signedIn = await get('/sites/abcdefghjk', { cookie: 'footfall_session=a-session' });
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^footfall_signed_in=1; Max-Age=\d+; Path=\/; SameSite=Lax$/);
+    const both = await get('/', { cookie: 'footfall_session=a-session; footfall_signed_in=1' });
+    expect(both.headers.get('set-cookie')).toBeNull();
   });
 
   it('serves hashed assets for a year, compressed when the browser accepts it', async () => {

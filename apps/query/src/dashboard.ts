@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { notFound } from '@footfall/http';
 import type { Context, NotFoundHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { clearSignedInCookie, SESSION_COOKIE, SIGNED_IN_COOKIE, setSignedInCookie } from './auth/cookies.ts';
 import { preloads, type SiteModules, type VisitedSites } from './page-preloads.ts';
 
 const TYPES: Record<string, string> = {
@@ -109,8 +111,17 @@ export function dashboardFallback(
       if (!file.startsWith(join(dir, 'assets')) || /\.(br|gz)$/.test(file)) return notFound(c);
       return (await send(c, file, { 'Cache-Control': 'public, max-age=31536000, immutable' })) ?? notFound(c);
     }
+    // a browser with no session cookie is signed out: its page asks for nothing (page-preloads.ts),
+    // and the dashboard's hint says so; one signed in before the hint existed gets it here
+    const cookies = getCookie(c);
+    const signedIn = cookies[SESSION_COOKIE] !== undefined;
+    if (signedIn && cookies[SIGNED_IN_COOKIE] === undefined) setSignedInCookie(c);
+    if (!signedIn && cookies[SIGNED_IN_COOKIE] !== undefined) clearSignedInCookie(c);
+    const links = signedIn
+      ? preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited, modulesOf)
+      : '';
     const page = await send(c, join(dir, 'index.html'), {
-      Link: preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited, modulesOf),
+      ...(links ? { Link: links } : {}),
       'Cache-Control': 'no-cache',
       'Content-Security-Policy': policy,
       'Referrer-Policy': 'same-origin',
