@@ -55,7 +55,9 @@ describe('the dashboard fallback', () => {
     expect(signedOut.headers.get('link')).toBeNull();
     expect(signedOut.headers.get('set-cookie')).toMatch(/^footfall_signed_in=; Max-Age=0/);
     const signedIn = await get('/sites/abcdefghjk', { cookie: 'footfall_session=a-session' });
-    expect(signedIn.headers.get('set-cookie')).toMatch(/^footfall_signed_in=1; Max-Age=\d+; Path=\/; SameSite=Lax$/);
+    expect(signedIn.headers.get('set-cookie')).toMatch(
+      /^footfall_signed_in=1; Max-Age=\d+; Path=\/; SameSite=Lax$/,
+    );
     const both = await get('/', { cookie: 'footfall_session=a-session; footfall_signed_in=1' });
     expect(both.headers.get('set-cookie')).toBeNull();
   });
