@@ -1,8 +1,8 @@
 import { NAMED_PERIODS } from './engine/named-periods.ts';
+import { BUCKETS } from './engine/report-params.ts';
 
 /** The dashboard's default period, written nowhere in its URL (apps/dashboard/src/site/period.ts). */
 const DEFAULT_PERIOD = '30d';
-const BUCKETS = ['hour', 'day', 'week', 'month'];
 /** The cookie the dashboard sets while a person's chosen view of a site is the live one (mode.ts). */
 export const LIVE_MODE_COOKIE = 'footfall_mode=live';
 
@@ -42,8 +42,8 @@ export function preloads(
       const query = reportPreload(search);
       if (query !== null) {
         links.push(`${base}/report?${query}`);
-        if (modules.notes)
-          links.push(`${base}/annotations?period=${query.split('&')[0]!.slice('period='.length)}`);
+        // the notes of the same named period (reportPreload names one, or null)
+        if (modules.notes) links.push(`${base}/annotations?period=${search.get('period') ?? DEFAULT_PERIOD}`);
       }
     }
   }
@@ -63,7 +63,7 @@ export function reportPreload(search: URLSearchParams): string | null {
   const compare = search.get('compare');
   if (compare !== null && compare !== 'off' && compare !== 'previous' && compare !== 'year') return null;
   const bucket = search.get('bucket');
-  if (bucket !== null && !BUCKETS.includes(bucket)) return null;
+  if (bucket !== null && !(BUCKETS as readonly string[]).includes(bucket)) return null;
   const filters = [...new Set(search.getAll('f').filter((f) => /^[a-z_]+:/.test(f)))].slice(0, 20);
   const pairs: [string, string][] = [['period', period]];
   for (const f of filters) pairs.push(['f', f]);

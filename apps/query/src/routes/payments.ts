@@ -69,10 +69,12 @@ function refuse(field: string, why: string): never {
 }
 
 /** What an erasure did, in a sentence for the person who asked. */
+/** `count` things, named in the singular or the plural. */
+const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+
 /** What a data request would erase, in a sentence. */
 function findingMessage(e: { payloads: number; sites: string[]; payments: number }): string {
   if (e.payloads === 0) return 'Nothing stored names this e-mail address: there is nothing to erase.';
-  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
   return (
     `${n(e.payloads, 'stored payment webhook')} on ${n(e.sites.length, 'site')} hold this person's personal data ` +
     `(e-mail, name, customer and subscription ids, visitor id), about ${n(e.payments, 'payment')}. ` +
@@ -82,7 +84,6 @@ function findingMessage(e: { payloads: number; sites: string[]; payments: number
 
 function erasureMessage(e: { payloads: number; sites: string[]; payments: number }): string {
   if (e.payloads === 0) return 'Nothing stored names this e-mail address: nothing was erased.';
-  const n = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
   return (
     `Removed the personal data of ${n(e.payloads, 'stored payment webhook')} on ${n(e.sites.length, 'site')}. ` +
     `${n(e.payments, 'payment')} of this person stay in revenue, no longer tied to a person or a visit (unattributed).`
