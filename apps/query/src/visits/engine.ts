@@ -168,12 +168,16 @@ export class VisitBatch {
 
   /** Applies an event that comes in time order to `record` (exported for the replay). */
   #apply(record: VisitorRecord, e: LoadEvent, ts: number): Assignment {
+    // The visit this event ends (a new one starts) is written once more. It changed only if this
+    // batch touched it: else its row is the one stored, and it must not send the day rollups
+    // back to its start (a returning visitor would drop every day since their last visit).
+    const changed = this.#touched.has(`${record.site}\u0000${record.visitor}`);
     return applyInOrder(
       this.store,
       record,
       e,
       ts,
-      (row) => this.#row(row),
+      (row) => this.#row(row, changed),
       () => this.#touch(record),
     );
   }
@@ -182,9 +186,9 @@ export class VisitBatch {
     this.#touched.set(`${record.site}\u0000${record.visitor}`, record);
   }
 
-  #row(row: VisitRow): void {
+  #row(row: VisitRow, changed = true): void {
     this.rows.set(`${row.site}\u0000${row.sessionId}`, row);
-    this.#changed(row.site, row.start);
+    if (changed) this.#changed(row.site, row.start);
   }
 
   /** Writes the rows of every changed latest visit; call once all the batch's events are in. */
