@@ -33,10 +33,15 @@ export interface ReportSqlInput {
    * Local days of the period whose day rollups (rollup-sql.ts) are current, as read just before:
    * the fast way reads those days' rollup rows and only the other days' raw rows (not with hour
    * buckets). The statement also returns a 'check' row counting how many of them are still
-   * listed in its own snapshot; fewer than given means a batch changed one meanwhile, and the
-   * caller asks again (report.ts).
+   * listed in its own snapshot (the days in progress with the same `through`); fewer than given
+   * means a batch changed one meanwhile, and the caller asks again (report.ts). `partial` are the
+   * listed days rolled up only so far: their visits from `through` on are read raw.
    */
-  rolled?: { timeZone: string; days: readonly number[] };
+  rolled?: {
+    timeZone: string;
+    days: readonly number[];
+    partial?: readonly { day: number; through: number }[];
+  };
 }
 
 /** `(day, first instant of that local day)` rows for every local day of a plan's period. */
@@ -308,10 +313,7 @@ function finalSql(
  * also `p` lies in an earlier bucket. For raw rows `p` comes from the plan's offsets, which are
  * exact inside the period and put any earlier instant before day a: all those tests need.
  */
-function buildRolledReportQuery(
-  input: ReportSqlInput,
-  rolled: { timeZone: string; days: readonly number[] },
-): Query {
+function buildRolledReportQuery(input: ReportSqlInput, rolled: NonNullable<ReportSqlInput['rolled']>): Query {
   const p = new Params();
   const plan = input.plan;
   const site = p.add(input.site);
@@ -346,25 +348,24 @@ function buildRolledReportQuery(
     `SELECT sect, day, val, p, visits, pageviews, bounces, duration_ms, hits FROM day_rollup
      WHERE ${rolledRange} AND ${sectFilter}`,
   ];
-  const rawFirst = raw[0];
-  const rawLast = raw[raw.length - 1];
-  if (rawFirst !== undefined && rawLast !== undefined) {
-    const start = p.add(instant(localToInstant(plan, rawFirst * DAY)));
-    const end = p.add(instant(localToInstant(plan, (rawLast + 1) * DAY)));
+  // the days in progress rolled up so far (usually today): their later visits are read raw
+  const partial = (rolled.partial ?? []).filter((d) => d.day >= firstDay && d.day <= lastDay);
+  const partialKeep = partial.map(
+    ({ day, through }) => `(day = ${p.add(day)} AND vstart >= ${p.add(instant(through))})`,
+  );
+  const rawStarts = [...raw.map((d) => localToInstant(plan, d * DAY)), ...partial.map((d) => d.through)];
+  const rawEnds = [...raw, ...partial.map((d) => d.day)].map((d) => localToInstant(plan, (d + 1) * DAY));
+  if (rawStarts.length > 0) {
+    const start = p.add(instant(Math.min(...rawStarts)));
+    const end = p.add(instant(Math.max(...rawEnds)));
     // the plan's offsets are exact inside the period and put any earlier instant before day a
     const dayOf = (x: string) =>
       `CASE WHEN ${x} IS NULL OR ${x} = '-infinity'::TIMESTAMPTZ THEN NULL ELSE ${localMsSql(x, plan, p)} // ${DAY} END`;
+    const keep = [...(raw.length > 0 ? ['day IN (SELECT day FROM unrolled)'] : []), ...partialKeep].join(
+      ' OR ',
+    );
     const rows = rawDayRowsSql(
-      {
-        site,
-        plan,
-        start,
-        end,
-        dimensions: dims,
-        views: input.pagesAndEvents,
-        dayOf,
-        keep: 'day IN (SELECT day FROM unrolled)',
-      },
+      { site, plan, start, end, dimensions: dims, views: input.pagesAndEvents, dayOf, keep },
       p,
     );
     sources.push(`SELECT * FROM (${rows})`);
@@ -385,7 +386,11 @@ function buildRolledReportQuery(
        sum(visits) - sum(vper) AS dup
      FROM tot`,
     `SELECT 'chart', NULL, bkt, NULL, visits, pageviews, bounces, duration_ms, hits, visits - vbkt FROM tot`,
-    `SELECT 'check', NULL, NULL, NULL, (SELECT count(*) FROM rollup_days WHERE ${rolledRange}), 0, 0, 0, 0, 0`,
+    `SELECT 'check', NULL, NULL, NULL, (SELECT count(*) FROM rollup_days WHERE ${rolledRange}${
+      partial.length === 0
+        ? ''
+        : ` AND CASE ${partial.map(({ day, through }) => `WHEN day = ${p.add(day)} THEN day_end = ${p.add(instant(through))}`).join(' ')} ELSE true END`
+    }), 0, 0, 0, 0, 0`,
   ];
   if (codes.length > 1) {
     // every breakdown in one pass: by value for the period, and by day and value for day rows

@@ -17,7 +17,7 @@ import type {
   Metrics,
   Report,
 } from './report-types.ts';
-import { daysToBuild, rolledDaysQuery } from './rollups.ts';
+import { daysToBuild, isWholeDay, type RolledDay, rolledDaysQuery } from './rollups.ts';
 import type { TimePlan } from './time-plan.ts';
 import { localDay, readTimePlan } from './time-plan.ts';
 
@@ -111,6 +111,11 @@ export interface RollupAccess {
    * `ahead` (a report waits; the default) puts them first in the queue, otherwise they go last.
    */
   request(site: string, timeZone: string, days: number[], ahead?: boolean): void;
+  /**
+   * Asks for the site's local day in progress to be rolled up so far (rollups.ts): at most
+   * every few minutes, after the queue's other work.
+   */
+  requestSoFar(site: string, timeZone: string): void;
 }
 
 /** How many report statements read day rollups, and how many rolled days in all (tests read it). */
@@ -137,19 +142,24 @@ async function readReportRows(
   const first = localDay(plan, plan.startMs);
   const last = localDay(plan, plan.endMs - 1);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const days = (await db.read(rolledDaysQuery(input.site, timeZone, first, last), options)).map((row) =>
-      num(row['day']),
-    );
+    const listed: RolledDay[] = (
+      await db.read(rolledDaysQuery(input.site, timeZone, first, last), options)
+    ).map((row) => ({ day: num(row['day']), through: num(row['through']) }));
+    const whole = listed.filter((d) => isWholeDay(plan, d));
+    const partial = listed.filter((d) => !isWholeDay(plan, d));
     if (attempt === 0) {
-      const over = daysToBuild(plan, first, last, new Set(days), rollups.now());
+      const now = rollups.now();
+      const over = daysToBuild(plan, first, last, new Set(whole.map((d) => d.day)), now);
       if (over.length > 0) rollups.request(input.site, timeZone, over);
+      if (now < plan.endMs) rollups.requestSoFar(input.site, timeZone);
     }
-    const rows = await db.read(buildReportQuery({ ...input, rolled: { timeZone, days } }), options);
-    if (days.length === 0) return rows;
+    const rolled = { timeZone, days: listed.map((d) => d.day), partial };
+    const rows = await db.read(buildReportQuery({ ...input, rolled }), options);
+    if (listed.length === 0) return rows;
     const check = rows.find((row) => row['section'] === 'check');
-    if (num(check?.['visits']) === days.length) {
+    if (num(check?.['visits']) === listed.length) {
       rollupReads.statements++;
-      rollupReads.days += days.length;
+      rollupReads.days += listed.length;
       return rows.filter((row) => row['section'] !== 'check');
     }
   }

@@ -21,11 +21,14 @@ import { activityKindSql, prevSameValueSql } from './visits-sql.ts';
  * first views (`p` their previous visit's first view of the path or name) and `hits` every view;
  * a view that is not its visit's first has `p` NULL and adds hits only.
  *
- * `rollup_days` lists the days whose rows are current. The loader removes every day that ends
- * after the earliest visit start a batch rebuilds (visits before it keep their rows and their
+ * `rollup_days` lists the days whose rows are current, each with the instant its rows end
+ * (`day_end`): the day's end, or for the day in progress the start of the visits still left
+ * raw (rows of visits that start before it). The loader removes every listing that ends after
+ * the earliest visit start a batch rebuilds (visits before it keep their rows and their
  * previous visits), in the batch's transaction; the engine builds days a report asked for
  * again on the writer (rollups.ts). Reports read the rows of the days listed and count the other
- * days from raw visits and views (report-sql.ts).
+ * days, and the visits of a day in progress from its `day_end` on, from raw visits and views
+ * (report-sql.ts).
  */
 
 const DAY = 86_400_000;
@@ -83,30 +86,29 @@ function exactDaySql(x: string, plan: TimePlan, tz: string, exactFrom: string, p
 
 /**
  * The statements that (re)build the rollup of local days `firstDay..lastDay` of `site` in
- * `plan`'s zone (a plan of exactly those days), to run in one transaction on the writer.
+ * `plan`'s zone (a plan of exactly those days), to run in one transaction on the writer. With
+ * `through` (the day in progress, `firstDay` = `lastDay`), only the visits that start before it.
  */
 export function buildRollupStatements(
   site: string,
   plan: TimePlan,
   firstDay: number,
   lastDay: number,
+  through?: number,
 ): Query[] {
   const scope = (p: Params) =>
     `site = ${p.add(site)} AND tz = ${p.add(plan.timeZone)} AND day BETWEEN ${p.add(firstDay)} AND ${p.add(lastDay)}`;
-  const statement = (build: (p: Params) => string): Query => {
-    const p = new Params();
-    return p.query(build(p));
-  };
   return [
     statement((p) => `DELETE FROM day_rollup WHERE ${scope(p)}`),
     statement((p) => `DELETE FROM rollup_days WHERE ${scope(p)}`),
-    statement((p) => `INSERT INTO day_rollup ${rollupRowsSql(site, plan, p)}`),
+    statement(
+      (p) => `INSERT INTO day_rollup ${rollupRowsSql(site, plan, plan.startMs, through ?? plan.endMs, p)}`,
+    ),
     statement((p) => {
       const ends: string[] = [];
       for (let d = firstDay; d <= lastDay; d++) {
-        ends.push(
-          `(${p.add(d)}::INTEGER, ${p.add(instant(localToInstant(plan, (d + 1) * DAY)))}::TIMESTAMPTZ)`,
-        );
+        const end = through ?? localToInstant(plan, (d + 1) * DAY);
+        ends.push(`(${p.add(d)}::INTEGER, ${p.add(instant(end))}::TIMESTAMPTZ)`);
       }
       return `INSERT INTO rollup_days SELECT ${p.add(site)}, ${p.add(plan.timeZone)}, d, e
         FROM (VALUES ${ends.join(', ')}) t(d, e)`;
@@ -114,8 +116,37 @@ export function buildRollupStatements(
   ];
 }
 
-/** The rollup rows of every local day of `plan` (see above), with their site and zone, in order. */
-function rollupRowsSql(site: string, plan: TimePlan, p: Params): string {
+/**
+ * The statements that extend the rollup of the day in progress `day` (a plan of that day),
+ * listed as holding the visits that start before `from`, to those that start before `through`:
+ * the new visits' rows are added beside the old ones (a report sums rows of one key).
+ */
+export function extendRollupStatements(
+  site: string,
+  plan: TimePlan,
+  day: number,
+  from: number,
+  through: number,
+): Query[] {
+  return [
+    statement((p) => `INSERT INTO day_rollup ${rollupRowsSql(site, plan, from, through, p)}`),
+    statement(
+      (p) => `UPDATE rollup_days SET day_end = ${p.add(instant(through))}
+        WHERE site = ${p.add(site)} AND tz = ${p.add(plan.timeZone)} AND day = ${p.add(day)}`,
+    ),
+  ];
+}
+
+const statement = (build: (p: Params) => string): Query => {
+  const p = new Params();
+  return p.query(build(p));
+};
+
+/**
+ * The rollup rows of the visits of `plan`'s local days that start in [`start`, `end`) (see
+ * above), with their site and zone, in order.
+ */
+function rollupRowsSql(site: string, plan: TimePlan, start: number, end: number, p: Params): string {
   const s = p.add(site);
   const tz = p.add(plan.timeZone);
   // the plan's offsets hold from two days before its start (time-plan.ts, MARGIN)
@@ -124,8 +155,8 @@ function rollupRowsSql(site: string, plan: TimePlan, p: Params): string {
     {
       site: s,
       plan,
-      start: p.add(instant(plan.startMs)),
-      end: p.add(instant(plan.endMs)),
+      start: p.add(instant(start)),
+      end: p.add(instant(end)),
       dimensions: VISIT_DIMENSIONS,
       views: true,
       dayOf: (x) => exactDaySql(x, plan, tz, exactFrom, p),
@@ -141,8 +172,9 @@ function rollupRowsSql(site: string, plan: TimePlan, p: Params): string {
  * Rollup rows computed from raw visits starting in [`start`, `end`) and the views of those
  * visits (`views`): `sect, day, val, p, visits, pageviews, bounces, duration_ms, hits`, for the
  * total and `dimensions`. `dayOf` gives the local day number of a TIMESTAMPTZ column, NULL for
- * none (NULL or -infinity); `keep`, when given, is a condition on `day` the rows must meet. What
- * the builder stores, and what a report computes for the days it does not read from rollups.
+ * none (NULL or -infinity); `keep`, when given, is a condition the rows must meet on `day` and
+ * `vstart` (the start of the visit). What the builder stores, and what a report computes for the
+ * days (and the part of a day) it does not read from rollups.
  */
 export function rawDayRowsSql(
   o: {
@@ -159,8 +191,9 @@ export function rawDayRowsSql(
   p: Params,
 ): string {
   const keep = o.keep === undefined ? '' : `WHERE ${o.keep}`;
+  const at = (column: string) => (o.keep === undefined ? '' : `${column} AS vstart, `);
   const visits = `SELECT * FROM (
-      SELECT pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
+      SELECT ${at('started_at')}pageviews, (pageviews = 1 AND events = 0) AS bounce, duration_ms,
         ${localMsSql('started_at', o.plan, p)} // ${DAY} AS day, ${o.dayOf('prev_at')} AS p_total
         ${o.dimensions.map((d) => `, ${DIMENSION_COLUMNS[d]} AS ${d}, ${o.dayOf(prevSameValueSql(d))} AS p_${d}`).join('')}
       FROM sessions WHERE site = ${o.site} AND started_at >= ${o.start} AND started_at < ${o.end}) ${keep}`;
@@ -178,7 +211,7 @@ export function rawDayRowsSql(
     parts.push(`SELECT CASE WHEN pv THEN ${sectionCode('pages')} ELSE ${sectionCode('events')} END, day, val, p,
         count(*) FILTER (WHERE visit_first), 0, 0, 0, count(*)
       FROM (
-        SELECT kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
+        SELECT ${at('visit_start')}kind = 'pv' AS pv, CASE WHEN kind = 'pv' THEN path ELSE name END AS val, visit_first,
           ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day,
           CASE WHEN visit_first THEN ${o.dayOf('prev_view_at')} END AS p
         FROM events

@@ -141,7 +141,7 @@ describe('day rollups', () => {
       { site: 'no-visits', timeZone: zone },
     ];
     expect(await engine.prepare(sites)).toBe(20); // 31 July to 19 August
-    expect(engine.rollupWork.queuedDays).toBe(20);
+    expect(engine.rollupWork.queuedDays).toBe(21); // and 20 August so far (to 07:00: a's visit of 07:00 is open)
     await rollupsBuilt(engine);
     expect(engine.rollupWork.queuedDays).toBe(0);
     expect(await engine.prepare(sites)).toBe(0);
@@ -151,7 +151,7 @@ describe('day rollups', () => {
     const before = { ...rollupReads };
     const report = await ask();
     expect(rollupReads.statements - before.statements).toBe(1);
-    expect(rollupReads.days - before.days).toBe(20);
+    expect(rollupReads.days - before.days).toBe(21); // 20 whole days and the 20th so far
     expect(engine.rollupWork.queuedDays).toBe(0); // the report found nothing to ask for
     useSlowReports(true);
     try {
@@ -160,6 +160,35 @@ describe('day rollups', () => {
       useSlowReports(false);
     }
     expect(report.kpis).toMatchObject({ visits: 4, visitors: 2, pageviews: 4 });
+    expect(rollupErrors).toEqual([]);
+  });
+
+  it('are kept when a returning visitor starts a new visit (only the days a batch changes go)', async () => {
+    const site = { site: 'site7' };
+    await engine.applyBatch({
+      records: onStream('returning', [
+        ev('2026-08-05T10:00:00Z', { ...site, visitor: 'back', path: '/a' }),
+        ev('2026-08-05T10:05:00Z', { ...site, visitor: 'back', path: '/b' }),
+        ev('2026-08-12T10:00:00Z', { ...site, visitor: 'other', path: '/a' }),
+      ]),
+    });
+    await engine.prepare([{ site: 'site7', timeZone: 'UTC' }]);
+    await rollupsBuilt(engine);
+    const params = parseReportParams({ from: '2026-08-05', to: '2026-08-19', daily: '1' }, 'UTC', NOW);
+    const rolledDays = async () => {
+      const before = rollupReads.days;
+      await engine.report({ site: 'site7', timeZone: 'UTC', params });
+      return rollupReads.days - before;
+    };
+    expect(await rolledDays()).toBe(15);
+    // back's visit of 5 August is written again as their new one starts: unchanged, so none of
+    // the 15 days is dropped
+    await engine.applyBatch({
+      records: onStream('returning-2', [
+        ev('2026-08-20T11:00:00Z', { ...site, visitor: 'back', path: '/a' }),
+      ]),
+    });
+    expect(await rolledDays()).toBe(15);
     expect(rollupErrors).toEqual([]);
   });
 

@@ -2,8 +2,8 @@ import { dayString, localToInstant } from './buckets.ts';
 import type { DuckDb } from './duckdb.ts';
 import { inTransaction } from './loader.ts';
 import type { RollupAccess } from './report.ts';
-import { buildRollupStatements } from './rollup-sql.ts';
-import { localDay, parseTimePlan, readTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
+import { buildRollupStatements, extendRollupStatements } from './rollup-sql.ts';
+import { instant, localDay, parseTimePlan, readTimePlan, type TimePlan, timePlanQuery } from './time-plan.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -12,6 +12,18 @@ const DAY_MS = 86_400_000;
  * write at most (building takes about 16 ms per day at 1M demo events, 33 ms at 10M).
  */
 export const ROLLUP_DAYS_PER_WRITE = 7;
+
+/**
+ * The day in progress is rolled up to the start of its oldest visit that may still change: one
+ * with activity in the last SO_FAR_OPEN_MS (30 minutes of the visit rules, and 5 for events
+ * still on their way through the WAL). Not before SO_FAR_MIN_MS of the day is over, not again
+ * before SO_FAR_EVERY_MS more is, and not at all when a visit older than SO_FAR_PINNED_MS is
+ * still open (its next event would drop the rows at once).
+ */
+export const SO_FAR_OPEN_MS = 35 * 60_000;
+export const SO_FAR_MIN_MS = 60 * 60_000;
+export const SO_FAR_EVERY_MS = 10 * 60_000;
+export const SO_FAR_PINNED_MS = 6 * 3_600_000;
 
 export interface Rollups extends RollupAccess {
   /** days queued, days built and builds failed since open */
@@ -36,6 +48,8 @@ export function createRollups(options: {
   const { db, write } = options;
   /** site, zone and day of every day whose build is queued */
   const queued = new Set<string>();
+  /** when the day in progress of a site and zone was last asked for */
+  const soFarAsked = new Map<string, number>();
   let closed = false;
   let builtDays = 0;
   let failedBuilds = 0;
@@ -57,8 +71,51 @@ export function createRollups(options: {
     return true;
   };
 
+  /**
+   * Rolls up the site's local day in progress so far (see SO_FAR_OPEN_MS): extends a listing of
+   * it that is still current, or builds it anew. False when the engine closed before it started.
+   */
+  const buildSoFar = async (site: string, timeZone: string) => {
+    if (closed) return false;
+    const writer = db.writer;
+    const now = options.now();
+    const read = async (query: { sql: string; params: unknown[] }) =>
+      (await writer.runAndReadAll(query.sql, query.params as never)).getRowObjectsJS();
+    const around = Math.floor(now / DAY_MS);
+    const wide = parseTimePlan(
+      timeZone,
+      await read(timePlanQuery(timeZone, dayString(around - 1), dayString(around + 1))),
+    );
+    const day = localDay(wide, now);
+    const plan = parseTimePlan(timeZone, await read(timePlanQuery(timeZone, dayString(day), dayString(day))));
+    const [open] = await read({
+      sql: `SELECT epoch_ms(min(started_at))::DOUBLE AS first FROM sessions
+        WHERE site = $1 AND started_at >= $2 AND ended_at >= $3`,
+      params: [site, instant(plan.startMs), instant(now - SO_FAR_OPEN_MS)],
+    });
+    const firstOpen = typeof open?.['first'] === 'number' ? open['first'] : Number.POSITIVE_INFINITY;
+    if (firstOpen < now - SO_FAR_PINNED_MS) return true;
+    // whole minutes, so that a listing reads as what it is
+    const through = Math.floor(Math.min(firstOpen, now - SO_FAR_OPEN_MS) / 60_000) * 60_000;
+    if (through < plan.startMs + SO_FAR_MIN_MS) return true;
+    const [listed] = await read({
+      sql: 'SELECT epoch_ms(day_end)::DOUBLE AS through FROM rollup_days WHERE site = $1 AND tz = $2 AND day = $3',
+      params: [site, timeZone, day],
+    });
+    const from = typeof listed?.['through'] === 'number' ? listed['through'] : undefined;
+    if (from !== undefined && through < from + SO_FAR_EVERY_MS) return true;
+    await inTransaction(writer, async () => {
+      const statements =
+        from === undefined
+          ? buildRollupStatements(site, plan, day, day, through)
+          : extendRollupStatements(site, plan, day, from, through);
+      for (const statement of statements) await writer.run(statement.sql, statement.params as never);
+    });
+    return true;
+  };
+
   /** runs waiting for the writer, in the order asked for */
-  const pending: { site: string; timeZone: string; from: number; to: number; keys: string[] }[] = [];
+  const pending: { build: () => Promise<boolean>; days: number; keys: string[] }[] = [];
   let building = false;
   // One run at a time is handed to the writer, the next once it is done: a batch the tailer
   // queues meanwhile goes before it, so it waits for one run at most however many are pending.
@@ -67,10 +124,10 @@ export function createRollups(options: {
     const run = pending.shift();
     if (run === undefined) return;
     building = true;
-    write(() => build(run.site, run.timeZone, run.from, run.to))
+    write(run.build)
       .then(
         (built) => {
-          if (built) builtDays += run.keys.length;
+          if (built) builtDays += run.days;
         },
         (error: unknown) => {
           failedBuilds++;
@@ -98,7 +155,7 @@ export function createRollups(options: {
         const keys: string[] = [];
         for (let day = from; day <= to; day++) keys.push(key(day));
         for (const k of keys) queued.add(k);
-        runs.push({ site, timeZone, from, to, keys });
+        runs.push({ build: () => build(site, timeZone, from, to), days: keys.length, keys });
       };
       let first = wanted[0];
       if (first === undefined) return;
@@ -117,6 +174,15 @@ export function createRollups(options: {
       else pending.push(...runs.reverse());
       next();
     },
+    requestSoFar(site, timeZone) {
+      const key = `${site}\n${timeZone}\nso far`;
+      const last = soFarAsked.get(key);
+      if (closed || queued.has(key) || (last !== undefined && options.now() - last < SO_FAR_EVERY_MS)) return;
+      soFarAsked.set(key, options.now());
+      queued.add(key);
+      pending.push({ build: () => buildSoFar(site, timeZone), days: 0, keys: [key] });
+      next();
+    },
     close() {
       // the run the writer has is finished (closing awaits the writer); the others are dropped
       closed = true;
@@ -125,7 +191,21 @@ export function createRollups(options: {
   };
 }
 
-/** The local days first..last that are over at `now` and not in `rolled`: the ones to build. */
+/** A listed rollup day: its local day and the instant up to which its visits are rolled up. */
+export interface RolledDay {
+  day: number;
+  /** the day's end when the whole day is rolled up, else the start of the visits left raw */
+  through: number;
+}
+
+/** Whether a listed day holds the whole local day (else it holds the visits before `through`). */
+export const isWholeDay = (plan: TimePlan, rolled: RolledDay): boolean =>
+  rolled.through >= localToInstant(plan, (rolled.day + 1) * DAY_MS);
+
+/**
+ * The local days first..last that are over at `now` and not wholly in `rolled` (days rolled up
+ * whole): the ones to build.
+ */
 export function daysToBuild(
   plan: TimePlan,
   first: number,
@@ -140,16 +220,18 @@ export function daysToBuild(
   return over;
 }
 
-/** The rolled-up local days first..last of a site in a zone, in order. */
+/** The listed rollup days first..last of a site in a zone, in order (`RolledDay`). */
 export const rolledDaysQuery = (site: string, timeZone: string, first: number, last: number) => ({
-  sql: 'SELECT day FROM rollup_days WHERE site = $1 AND tz = $2 AND day BETWEEN $3 AND $4 ORDER BY day',
+  sql: `SELECT day, epoch_ms(day_end)::DOUBLE AS through FROM rollup_days
+    WHERE site = $1 AND tz = $2 AND day BETWEEN $3 AND $4 ORDER BY day`,
   params: [site, timeZone, first, last],
 });
 
 /**
- * Asks for every day of a site's history in a zone that is over and not rolled up, as a report
- * of the whole history would: the first report of any period then finds its days built.
- * Returns how many days it asked for (none for a site without visits).
+ * Asks for every day of a site's history in a zone that is over and not rolled up whole, as a
+ * report of the whole history would, and for the day in progress so far: the first report of
+ * any period then finds its days built. Returns how many past days it asked for (none for a
+ * site without visits).
  */
 export async function requestHistory(
   db: DuckDb,
@@ -177,10 +259,14 @@ export async function requestHistory(
   const first = localDay(plan, firstVisit);
   const last = localDay(plan, now);
   const rolled = new Set(
-    (await db.read(rolledDaysQuery(site, timeZone, first, last))).map((r) => Number(r['day'])),
+    (await db.read(rolledDaysQuery(site, timeZone, first, last)))
+      .map((r) => ({ day: Number(r['day']), through: Number(r['through']) }))
+      .filter((r) => isWholeDay(plan, r))
+      .map((r) => r.day),
   );
   const days = daysToBuild(plan, first, last, rolled, now);
   if (days.length > 0) rollups.request(site, timeZone, days, false);
+  rollups.requestSoFar(site, timeZone);
   return days.length;
 }
 
