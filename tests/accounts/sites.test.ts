@@ -106,6 +106,34 @@ describe('sites over the API', () => {
     expect(((await cleared.json()) as { site: unknown }).site).toMatchObject({ retention_days: null });
   });
 
+  it("records the site's Umami website id, lower case, one site each, and clears it with null or empty", async () => {
+    const a = await site('a.com');
+    const b = await site('b.com');
+    const patch = (id: string, body: unknown) =>
+      h.call('PATCH', `/api/v1/sites/${id}`, { body, agent: owner });
+    const umami = 'F3D4A8E0-1C2B-4D5E-8F90-ABCDEF012345';
+    const set = await patch(a.id, { umami_website_id: umami });
+    expect(((await set.json()) as { site: unknown }).site).toMatchObject({
+      umami_website_id: umami.toLowerCase(),
+    });
+    const taken = await patch(b.id, { umami_website_id: umami.toLowerCase() });
+    expect([taken.status, ((await taken.json()) as { field: string }).field]).toEqual([
+      409,
+      'umami_website_id',
+    ]);
+    for (const bad of ['not-a-uuid', 42]) {
+      const res = await patch(b.id, { umami_website_id: bad });
+      expect([res.status, ((await res.json()) as { field: string }).field]).toEqual([
+        400,
+        'umami_website_id',
+      ]);
+    }
+    for (const none of [null, '']) {
+      const cleared = await patch(a.id, { umami_website_id: none });
+      expect(((await cleared.json()) as { site: unknown }).site).toMatchObject({ umami_website_id: null });
+    }
+  });
+
   it('rotates the proxy key', async () => {
     const s = await site('a.com');
     const res = await h.call('POST', `/api/v1/sites/${s.id}/proxy-key`, { agent: owner });

@@ -18,6 +18,12 @@ const NOT_EXERCISED: Record<string, string> = {
   'POST /api/e 503': 'needs a full disk or a stuck write-ahead log',
   'POST /api/crawl 503': 'needs a full disk or a stuck write-ahead log',
   'POST /api/crawl 429': 'the crawl limit is a burst of 2000 per address',
+  'POST /api/event 503': 'needs a full disk or a stuck write-ahead log',
+  'POST /api/send 503': 'needs a full disk or a stuck write-ahead log',
+  'POST /api/event 429':
+    'the same limiters as POST /api/e (compat.ts hands the event to it), whose 429 is shown above',
+  'POST /api/send 429':
+    'the same limiters as POST /api/e (compat.ts hands the event to it), whose 429 is shown above',
   'POST /webhooks/{provider}/{connection} 413':
     'past 256 KB the gateway answers before reading the body and cuts off the sending client; the same bodyLimit answers the custom route 413 above',
 };
@@ -183,6 +189,59 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
     expect((await send('POST', '/api/e', { raw: 's=1', type: 'text/plain' })).status).toBe(415);
     const big = JSON.stringify(pageview(site, { p: { pad: 'x'.repeat(9000) } }));
     expect((await send('POST', '/api/e', { raw: big })).status).toBe(413);
+  });
+
+  it("answers Plausible's and Umami's event bodies: accepted, refused, unknown site, wrong proxy key, wrong type, too large", async () => {
+    const plausible = { n: 'pageview', u: 'https://example.com/a', d: 'example.com' };
+    const asText = (body: unknown) => ({ raw: JSON.stringify(body), type: 'text/plain' });
+    expect((await send('POST', '/api/event', asText(plausible))).status).toBe(202);
+    expect(
+      (await send('POST', '/api/event', { body: { ...plausible, n: 'Signup', p: { plan: 'pro' } } })).status,
+    ).toBe(202);
+    expect(JSON.parse((await send('POST', '/api/event', { body: { u: plausible.u } })).text)).toMatchObject({
+      code: 'invalid_body',
+      field: 'n',
+    });
+    expect((await send('POST', '/api/event', { body: { ...plausible, d: 'nosuch.example' } })).status).toBe(
+      404,
+    );
+    const wrongKey = { 'x-footfall-proxy-key': 'not-the-key' };
+    expect((await send('POST', '/api/event', { body: plausible, headers: wrongKey })).status).toBe(403);
+    expect(
+      (await send('POST', '/api/event', { raw: 'n=pageview', type: 'application/x-www-form-urlencoded' }))
+        .status,
+    ).toBe(415);
+    const padded = { ...plausible, n: 'Big', p: { pad: 'x'.repeat(9000) } };
+    expect((await send('POST', '/api/event', asText(padded))).status).toBe(413);
+
+    const umami = { type: 'event', payload: { website: gw.site.id, url: '/b', hostname: 'example.com' } };
+    expect((await send('POST', '/api/send', { body: umami })).status).toBe(202);
+    expect(
+      (await send('POST', '/api/send', { body: { type: 'identify', payload: { website: gw.site.id } } }))
+        .status,
+    ).toBe(202);
+    expect(JSON.parse((await send('POST', '/api/send', { body: { type: 'event' } })).text)).toMatchObject({
+      field: 'payload',
+    });
+    expect(
+      (await send('POST', '/api/send', { body: { type: 'event', payload: { website: 'nosuchsite' } } }))
+        .status,
+    ).toBe(404);
+    expect((await send('POST', '/api/send', { body: umami, headers: wrongKey })).status).toBe(403);
+    expect((await send('POST', '/api/send', { raw: JSON.stringify(umami), type: 'text/plain' })).status).toBe(
+      415,
+    );
+    const bigUmami = {
+      type: 'event',
+      payload: { ...umami.payload, name: 'Big', data: { pad: 'x'.repeat(9000) } },
+    };
+    expect((await send('POST', '/api/send', { raw: JSON.stringify(bigUmami) })).status).toBe(413);
+    for (const path of ['/api/event', '/api/send']) {
+      const preflight = await send('OPTIONS', path, {
+        headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+    }
   });
 
   it('answers one visitor over its rate limit with a documented 429 and Retry-After', async () => {

@@ -23,7 +23,21 @@ import type { SiteInfo } from './sites.ts';
  * way and store nothing (bots only a per-day counter). Throws an AppError for anything refused.
  */
 export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<void> {
-  const event = wellFormed(parseInput(IngestEventSchema, r.body));
+  await acceptIngestEvent(deps, r, parseInput(IngestEventSchema, r.body));
+}
+
+/**
+ * Accepts one event already read as `POST /api/e`'s body (the compatible endpoints translate
+ * theirs into it, compat.ts): every check, rule and enrichment of `/api/e`. `acceptLanguage`
+ * stands for the header when the sender names the visitor's language itself.
+ */
+export async function acceptIngestEvent(
+  deps: IngestDeps,
+  r: IngestRequest,
+  parsed: IngestEvent,
+  options: { acceptLanguage?: string | undefined } = {},
+): Promise<void> {
+  const event = wellFormed(parsed);
   if (event.k === 'ev' && event.n === undefined) {
     throw new AppError('invalid_body', 'n is required for custom events (k = ev)', { field: 'n' });
   }
@@ -58,7 +72,7 @@ export async function acceptEvent(deps: IngestDeps, r: IngestRequest): Promise<v
       page,
       address,
       userAgent,
-      acceptLanguage: header(r, 'accept-language'),
+      acceptLanguage: options.acceptLanguage ?? header(r, 'accept-language'),
       receivedAt,
     },
     deps,

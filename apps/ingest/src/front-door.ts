@@ -7,6 +7,8 @@ export function isIngestPath(path: string): boolean {
   return (
     path === '/api/e' ||
     path === '/api/crawl' ||
+    path === '/api/event' ||
+    path === '/api/send' ||
     path.startsWith('/js/') ||
     path.startsWith('/webhooks/') ||
     path === LIVENESS_PATH

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '@footfall/config';
-import { getSite, openControlDb, waitForControlUpgrade } from '@footfall/control';
+import {
+  getSite,
+  getSiteByDomain,
+  getSiteByUmamiId,
+  openControlDb,
+  waitForControlUpgrade,
+} from '@footfall/control';
 import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { hasConnections } from '@footfall/payments';
@@ -68,10 +74,22 @@ export async function startIngestGateway(
     instance,
     logger,
     now: Date.now,
-    sites: new CachedSites((id) => {
-      const site = getSite(control, id);
-      return siteInfo(site, site !== undefined && hasConnections(control, id, 'paddle'));
-    }),
+    sites: new CachedSites(
+      (id) => {
+        const site = getSite(control, id);
+        return siteInfo(site, site !== undefined && hasConnections(control, id, 'paddle'));
+      },
+      {
+        byDomain: (domain) => {
+          const site = getSiteByDomain(control, domain);
+          return siteInfo(site, site !== undefined && hasConnections(control, site.id, 'paddle'));
+        },
+        byUmamiId: (umamiId) => {
+          const site = getSiteByUmamiId(control, umamiId);
+          return siteInfo(site, site !== undefined && hasConnections(control, site.id, 'paddle'));
+        },
+      },
+    ),
     control,
     eventLog,
     stats: new IngestStats(),

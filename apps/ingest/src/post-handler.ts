@@ -3,24 +3,37 @@ import { AppError, type ErrorBody } from '@footfall/http';
 import { LIMITS } from '@footfall/schema';
 import { acceptCrawl } from './accept-crawl.ts';
 import { acceptEvent } from './accept-event.ts';
+import { acceptPlausibleEvent, acceptUmamiEvent } from './compat.ts';
 import type { IngestDeps } from './deps.ts';
 import type { IngestRequest } from './ingest-request.ts';
 
-/** The two hot ingest paths, answered straight on node:http (no Request object per event). */
-export const POST_ROUTES: Record<string, (deps: IngestDeps, r: IngestRequest) => Promise<void>> = {
-  '/api/e': acceptEvent,
-  '/api/crawl': acceptCrawl,
+/** How an ingest path reads its body. */
+export interface PostRoute {
+  accept: (deps: IngestDeps, r: IngestRequest) => Promise<void>;
+  /** also a JSON body sent as text/plain (Plausible's script does, to skip the CORS preflight) */
+  plainText?: boolean;
+}
+
+/**
+ * The ingest paths, answered straight on node:http (no Request object per event): Footfall's
+ * own two, and the endpoints of Plausible's and Umami's trackers (compat.ts).
+ */
+export const POST_ROUTES: Record<string, PostRoute> = {
+  '/api/e': { accept: acceptEvent },
+  '/api/crawl': { accept: acceptCrawl },
+  '/api/event': { accept: acceptPlausibleEvent, plainText: true },
+  '/api/send': { accept: acceptUmamiEvent },
 };
 
 /**
- * Answers `POST /api/e` and `POST /api/crawl`: 415 unless JSON, 413 past 8 KB without reading
+ * Answers the POST_ROUTES (`POST /api/e`, ...): 415 unless JSON, 413 past 8 KB without reading
  * further, 400 for a body that is not JSON, then the service; 202 with no body when accepted.
  * Errors are the JSON body of docs/errors.md. Every answer carries Server-Timing, and CORS headers
  * so pages on any origin can post and read the status (and Retry-After where there is one).
  */
 export function handleIngestPost(
   deps: IngestDeps,
-  accept: (deps: IngestDeps, r: IngestRequest) => Promise<void>,
+  route: PostRoute,
   req: IncomingMessage,
   res: ServerResponse,
 ): void {
@@ -31,7 +44,7 @@ export function handleIngestPost(
     declaredType === 'application/json'
       ? declaredType
       : (declaredType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') {
+  if (type !== 'application/json' && !(route.plainText && type === 'text/plain')) {
     fail(deps, res, started, new AppError('unsupported_media_type', 'the body must be application/json'));
     return;
   }
@@ -65,7 +78,7 @@ export function handleIngestPost(
       fail(deps, res, started, new AppError('invalid_body', 'the body is not valid JSON'));
       return;
     }
-    accept(deps, { headers: req.headers, socketAddress: req.socket.remoteAddress, body }).then(
+    route.accept(deps, { headers: req.headers, socketAddress: req.socket.remoteAddress, body }).then(
       () => {
         // Readable from any origin; an empty body said with Content-Length rather than an empty
         // chunked body; no Retry-After, so nothing to expose. A flat [name, value, ...] literal: no

@@ -33,9 +33,33 @@ export function siteInfo(site: Site | undefined, paddle = false): SiteInfo | und
   };
 }
 
-/** Finds a site by id, fast: the gateway asks on every event. */
+/** Finds a site by id (or by its domain, for Plausible's Events API), fast: the gateway asks on every event. */
 export interface SiteDirectory {
   get(id: string): SiteInfo | undefined;
+  /** the site whose domain is this bare host (`bareHost`), if any */
+  byDomain(domain: string): SiteInfo | undefined;
+  /** the site with this Umami website id (lower case), if any */
+  byUmamiId(umamiId: string): SiteInfo | undefined;
+}
+
+/** One lookup's short-lived answers (hits and misses alike). */
+class ShortCache {
+  readonly #entries = new Map<string, { site: SiteInfo | undefined; at: number }>();
+  constructor(
+    private readonly load: (key: string) => SiteInfo | undefined,
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string): SiteInfo | undefined {
+    const now = this.now();
+    const hit = this.#entries.get(key);
+    if (hit !== undefined && now - hit.at < this.ttlMs) return hit.site;
+    const site = this.load(key);
+    if (this.#entries.size > 10_000) this.#entries.clear(); // unknown keys must not grow it forever
+    this.#entries.set(key, { site, at: now });
+    return site;
+  }
 }
 
 /**
@@ -43,27 +67,35 @@ export interface SiteDirectory {
  * per site every `ttlMs`, while a new, changed or deleted site is seen within that time.
  */
 export class CachedSites implements SiteDirectory {
-  readonly #cache = new Map<string, { site: SiteInfo | undefined; at: number }>();
-  readonly #load: (id: string) => SiteInfo | undefined;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
+  readonly #byId: ShortCache;
+  readonly #byDomain: ShortCache;
+  readonly #byUmamiId: ShortCache;
 
   constructor(
     load: (id: string) => SiteInfo | undefined,
-    options: { ttlMs?: number; now?: () => number } = {},
+    options: {
+      ttlMs?: number;
+      now?: () => number;
+      byDomain?: (domain: string) => SiteInfo | undefined;
+      byUmamiId?: (umamiId: string) => SiteInfo | undefined;
+    } = {},
   ) {
-    this.#load = load;
-    this.#ttlMs = options.ttlMs ?? 2000;
-    this.#now = options.now ?? Date.now;
+    const ttl = options.ttlMs ?? 2000;
+    const now = options.now ?? Date.now;
+    this.#byId = new ShortCache(load, ttl, now);
+    this.#byDomain = new ShortCache(options.byDomain ?? (() => undefined), ttl, now);
+    this.#byUmamiId = new ShortCache(options.byUmamiId ?? (() => undefined), ttl, now);
   }
 
   get(id: string): SiteInfo | undefined {
-    const now = this.#now();
-    const hit = this.#cache.get(id);
-    if (hit !== undefined && now - hit.at < this.#ttlMs) return hit.site;
-    const site = this.#load(id);
-    if (this.#cache.size > 10_000) this.#cache.clear(); // ids of unknown sites must not grow it forever
-    this.#cache.set(id, { site, at: now });
-    return site;
+    return this.#byId.get(id);
+  }
+
+  byDomain(domain: string): SiteInfo | undefined {
+    return this.#byDomain.get(domain);
+  }
+
+  byUmamiId(umamiId: string): SiteInfo | undefined {
+    return this.#byUmamiId.get(umamiId);
   }
 }

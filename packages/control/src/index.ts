@@ -210,6 +210,8 @@ export {
   ensureSites,
   finishSiteDeletions,
   getSite,
+  getSiteByDomain,
+  getSiteByUmamiId,
   listSites,
   MODULES,
   type ModuleName,

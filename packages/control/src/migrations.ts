@@ -399,6 +399,16 @@ const V15: ControlMigration = {
   sql: `ALTER TABLE sites ADD COLUMN retention_days INTEGER;`,
 };
 
+const V16: ControlMigration = {
+  version: 16,
+  name: "a site's Umami website id",
+  // the id of the site in Umami: its script's /api/send events name it (the gateway's compat.ts)
+  sql: `
+    ALTER TABLE sites ADD COLUMN umami_website_id TEXT;
+    CREATE UNIQUE INDEX sites_umami_website_id ON sites (umami_website_id);
+  `,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -416,4 +426,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V13,
   V14,
   V15,
+  V16,
 ];

@@ -125,6 +125,8 @@ export interface SitesTable {
   proxy_key: string;
   city_recording: number;
   retention_days: number | null;
+  /** the site's website id in Umami (a UUID, lower case): its script's events name it */
+  umami_website_id: string | null;
   icon: string | null;
   colour: string | null;
   created_at: number;

@@ -47,6 +47,8 @@ export interface Site {
   modules: Record<ModuleName, boolean>;
   /** days of visits it keeps; null for the instance's setting (FOOTFALL_RETENTION_DAYS) */
   retentionDays: number | null;
+  /** its website id in Umami, so Umami's script can keep sending to Footfall (null: none) */
+  umamiWebsiteId: string | null;
 }
 
 /** Fields an owner may set. */
@@ -65,6 +67,7 @@ export interface SiteFields {
   /** modules to switch on (true) or off (false); the others stay as they are */
   modules: Partial<Record<ModuleName, boolean>>;
   retentionDays: number | null;
+  umamiWebsiteId: string | null;
 }
 
 export const SITE_DEFAULTS = {
@@ -92,6 +95,7 @@ const toSite = (r: SitesTable): Site => ({
   consentForeground: r.consent_foreground,
   modules: modulesOf(r.modules_off),
   retentionDays: r.retention_days ?? null,
+  umamiWebsiteId: r.umami_website_id ?? null,
 });
 
 /** Each module on or off, from the stored list of those switched off (unknown names ignored). */
@@ -108,6 +112,16 @@ function modulesOf(stored: string | undefined): Record<ModuleName, boolean> {
 
 const bad = (field: string, problem: string) =>
   new AppError('invalid_body', `${field}: ${problem}`, { field });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** An Umami website id (a UUID, stored lower case), or null for none; anything else is a 400. */
+function umamiIdOf(id: string | null): string | null {
+  if (id === null || id.trim() === '') return null;
+  const value = id.trim().toLowerCase();
+  if (!UUID.test(value)) throw bad('umami_website_id', 'must be the website id Umami shows, a UUID');
+  return value;
+}
 
 /** A site's own retention in days, or null for the instance's; out of range is a 400. */
 function retentionOf(days: number | null): number | null {
@@ -178,12 +192,22 @@ export function normalizeCurrency(input: string): string {
   return c;
 }
 
-const statements = new WeakMap<Database.Database, { one: Database.Statement; all: Database.Statement }>();
+const statements = new WeakMap<
+  Database.Database,
+  {
+    one: Database.Statement;
+    byDomain: Database.Statement;
+    byUmamiId: Database.Statement;
+    all: Database.Statement;
+  }
+>();
 const prepared = (raw: Database.Database) => {
   let s = statements.get(raw);
   if (!s) {
     s = {
       one: raw.prepare('SELECT * FROM sites WHERE id = ?'),
+      byDomain: raw.prepare('SELECT * FROM sites WHERE domain = ?'),
+      byUmamiId: raw.prepare('SELECT * FROM sites WHERE umami_website_id = ?'),
       all: raw.prepare('SELECT * FROM sites ORDER BY created_at, domain'),
     };
     statements.set(raw, s);
@@ -194,6 +218,18 @@ const prepared = (raw: Database.Database) => {
 /** One site, read synchronously through a prepared statement (for the ingest gateway's hot path). */
 export function getSite(ctl: Pick<ControlDb, 'raw'>, id: string): Site | undefined {
   const row = prepared(ctl.raw).one.get(id) as SitesTable | undefined;
+  return row ? toSite(row) : undefined;
+}
+
+/** The site of a stored (bare) domain, read synchronously (the gateway's Plausible-compatible endpoint). */
+export function getSiteByDomain(ctl: Pick<ControlDb, 'raw'>, domain: string): Site | undefined {
+  const row = prepared(ctl.raw).byDomain.get(domain) as SitesTable | undefined;
+  return row ? toSite(row) : undefined;
+}
+
+/** The site with this Umami website id (lower case), read synchronously (the gateway's Umami endpoint). */
+export function getSiteByUmamiId(ctl: Pick<ControlDb, 'raw'>, umamiId: string): Site | undefined {
+  const row = prepared(ctl.raw).byUmamiId.get(umamiId) as SitesTable | undefined;
   return row ? toSite(row) : undefined;
 }
 
@@ -224,6 +260,7 @@ export async function createSite(
     consent_foreground: null,
     modules_off: '[]',
     retention_days: retentionOf(input.retentionDays ?? null),
+    umami_website_id: umamiIdOf(input.umamiWebsiteId ?? null),
     ...consentColumns(input, { background: null, foreground: null }),
   };
   const r = await ctl.db
@@ -249,6 +286,7 @@ export async function updateSite(ctl: ControlDb, id: string, patch: Partial<Site
   if (patch.colour !== undefined) set.colour = patch.colour;
   if (patch.consentBar !== undefined) set.consent_bar = patch.consentBar ? 1 : 0;
   if (patch.retentionDays !== undefined) set.retention_days = retentionOf(patch.retentionDays);
+  if (patch.umamiWebsiteId !== undefined) set.umami_website_id = umamiIdOf(patch.umamiWebsiteId);
   // A colour is checked against the stored other one. Two owners changing one colour each at the
   // same moment could store a pair neither checked: too rare to hold a write lock across the read.
   const current = getSite(ctl, id);
@@ -267,6 +305,11 @@ export async function updateSite(ctl: ControlDb, id: string, patch: Partial<Site
       if (Number(r.numUpdatedRows) === 0) throw new AppError('not_found', 'no such site');
     } catch (e) {
       if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        if (String((e as Error).message).includes('umami_website_id')) {
+          throw new AppError('conflict', 'another site has this Umami website id', {
+            field: 'umami_website_id',
+          });
+        }
         throw new AppError('conflict', `a site for ${set.domain} exists already`, { field: 'domain' });
       }
       throw e;

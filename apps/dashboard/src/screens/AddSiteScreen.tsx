@@ -16,6 +16,7 @@ export function AddSiteScreen() {
     icon: '',
     colour: '',
     retention_days: '',
+    umami_website_id: '',
   });
   const submit = useSubmit(async () => {
     const { site } = await unwrap(

@@ -24,12 +24,13 @@ const formOf = (s: Schema<'Site'>): SiteForm => ({
   icon: s.icon ?? '',
   colour: s.colour ?? '',
   retention_days: s.retention_days === null ? '' : String(s.retention_days),
+  umami_website_id: s.umami_website_id ?? '',
 });
 
 /** The value the API takes for a changed field: empty texts are null, days a number. */
 function bodyValue(key: keyof SiteForm, value: SiteForm[keyof SiteForm]): unknown {
   if (key === 'retention_days') return value === '' ? null : Number(value);
-  return (key === 'icon' || key === 'colour') && value === '' ? null : value;
+  return (key === 'icon' || key === 'colour' || key === 'umami_website_id') && value === '' ? null : value;
 }
 
 function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Site'>) => void }) {
@@ -61,7 +62,15 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
         full
       />
       <ErrorNote
-        error={save.formError('domain', 'timezone', 'currency', 'icon', 'colour', 'retention_days')}
+        error={save.formError(
+          'domain',
+          'timezone',
+          'currency',
+          'icon',
+          'colour',
+          'retention_days',
+          'umami_website_id',
+        )}
       />
       {saved && <p role="status">Saved.</p>}
       <button class="button" type="submit" disabled={save.busy}>

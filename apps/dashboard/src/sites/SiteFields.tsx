@@ -11,6 +11,8 @@ export interface SiteForm {
   colour: string;
   /** days of visits kept, as typed; empty follows the instance (settings only) */
   retention_days: string;
+  /** the site's website id in Umami, as typed; empty for none (settings only) */
+  umami_website_id: string;
 }
 
 const zones = (): string[] => {
@@ -140,6 +142,23 @@ export function SiteFields(props: {
                 />
                 <span>days</span>
               </div>
+            )}
+          </Field>
+          <Field
+            label="Umami website id"
+            hint="Moving from Umami? Enter the website id Umami shows for this site and point its script at this server: its visits count here until you change the tag."
+            error={errorOf('umami_website_id')}
+          >
+            {(id, d) => (
+              <input
+                id={id}
+                aria-describedby={d}
+                placeholder="4fb7fa4c-5b46-438d-94b3-3a8fb9bc2e8b"
+                autocomplete="off"
+                spellcheck={false}
+                value={form.umami_website_id}
+                onInput={(e) => set({ umami_website_id: e.currentTarget.value })}
+              />
             )}
           </Field>
           <Field

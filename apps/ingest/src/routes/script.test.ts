@@ -15,6 +15,7 @@ const stored: Site = {
   consentBackground: null,
   consentForeground: null,
   retentionDays: null,
+  umamiWebsiteId: null,
   modules: {
     notes: true,
     goals: true,

@@ -36,6 +36,8 @@ const fields = {
   consent_foreground: v.optional(v.nullable(hexColour('#ffffff'))),
   /** days of visits kept, or null for the instance's setting; the range is checked with the others */
   retention_days: v.optional(v.nullable(v.number())),
+  /** the site's website id in Umami, or null; its shape is checked with the others */
+  umami_website_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
 };
 const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
 const Modules = v.strictObject(
@@ -65,6 +67,7 @@ const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
   if (b.consent_background !== undefined) out.consentBackground = b.consent_background;
   if (b.consent_foreground !== undefined) out.consentForeground = b.consent_foreground;
   if (b.retention_days !== undefined) out.retentionDays = b.retention_days;
+  if (b.umami_website_id !== undefined) out.umamiWebsiteId = b.umami_website_id;
   return out;
 };
 

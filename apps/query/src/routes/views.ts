@@ -29,6 +29,7 @@ export const siteJson = (s: Site, owner: boolean) => ({
   created_at: iso(s.createdAt),
   modules: s.modules,
   retention_days: s.retentionDays,
+  umami_website_id: s.umamiWebsiteId,
   ...(owner ? { proxy_key: s.proxyKey } : {}),
 });
 
