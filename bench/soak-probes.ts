@@ -5,14 +5,21 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { dataPaths } from '@footfall/instance';
 
-/** Asks `path` of the API with the bench's token; resolves with the status (0 when unreachable). */
-async function ask(base: string, token: string, path: string, signal?: AbortSignal): Promise<number> {
+/**
+ * Asks `path` of the API with the bench's token; resolves with the status (0 when unreachable).
+ * `took`, when given, is told the milliseconds to the whole answer and its Server-Timing.
+ */
+async function ask(
+  base: string,
+  token: string,
+  path: string,
+  took?: (ms: number, serverTiming: string) => void,
+): Promise<number> {
+  const started = performance.now();
   try {
-    const res = await fetch(`${base}/api/v1${path}`, {
-      headers: { authorization: `Bearer ${token}` },
-      ...(signal ? { signal } : {}),
-    });
+    const res = await fetch(`${base}/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
     await res.arrayBuffer();
+    took?.(performance.now() - started, res.headers.get('server-timing') ?? '');
     return res.status;
   } catch {
     return 0;
@@ -28,6 +35,8 @@ export interface ViewRound {
   todayMs: number;
   /** requests answered with anything but 200 */
   failed: string[];
+  /** each first-view request's milliseconds and Server-Timing, by its path's last word */
+  requests: Record<string, { ms: number; timing: string }>;
 }
 
 /**
@@ -46,7 +55,14 @@ export async function viewRound(base: string, token: string, site: string, t: nu
   ];
   const failed: string[] = [];
   let started = performance.now();
-  const statuses = await Promise.all(first.map((path) => ask(base, token, path)));
+  const requests: ViewRound['requests'] = {};
+  const statuses = await Promise.all(
+    first.map((path) =>
+      ask(base, token, path, (ms, timing) => {
+        requests[path.split('/').pop() ?? path] = { ms, timing };
+      }),
+    ),
+  );
   const firstViewMs = performance.now() - started;
   statuses.forEach((status, i) => {
     if (status !== 200) failed.push(`${first[i]} ${status}`);
@@ -55,7 +71,7 @@ export async function viewRound(base: string, token: string, site: string, t: nu
   started = performance.now();
   const status = await ask(base, token, todayPath);
   if (status !== 200) failed.push(`today's filtered report ${status}`);
-  return { t, firstViewMs, todayMs: performance.now() - started, failed };
+  return { t, firstViewMs, todayMs: performance.now() - started, failed, requests };
 }
 
 /**

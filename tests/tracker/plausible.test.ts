@@ -54,7 +54,7 @@ window.plausibleTrack = track;
 }
 
 describe("Plausible's own script, pointed at Footfall", () => {
-  it('stores its pageview, custom event with props and revenue, and engagement', async () => {
+  it('stores its pageviews, a custom event with props and revenue, and the engagement of a page left', async () => {
     const { page, answers } = await openWithPlausible('/from-plausible');
     const site = siteId(suite, 'cookieless');
     const stored = (kind: string) => async () => {
@@ -77,16 +77,21 @@ describe("Plausible's own script, pointed at Footfall", () => {
       visitor: pageview.visitor,
     });
 
-    // scrolled and hidden: the script sends its engagement event, which joins the visit
+    // scrolled, then on to another page of the app: the script sends the engagement of the page
+    // left (which joins the visit) and the next pageview
     await page.evaluate(() => window.scrollTo(0, 1500));
     await page.waitForTimeout(300);
-    await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+    await page.evaluate(() => history.pushState({}, '', '/from-plausible/next'));
     await waitFor('the engagement', async () => {
       const visits = await suite.stack.journey(site, pageview.visitor);
       return visits.find((e) => e.kind === 'en' && e.path === '/from-plausible');
     });
+    await waitFor('the next pageview', async () => {
+      const feed = await suite.stack.feed(site);
+      return feed.find((e) => e.path === '/from-plausible/next' && e.kind === 'pv');
+    });
     // every body the script sent was accepted
-    expect(answers.length).toBeGreaterThanOrEqual(3);
+    expect(answers.length).toBeGreaterThanOrEqual(4);
     expect(answers.every((status) => status === 202)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import {
 import {
   inSentOrder,
   pageHtml,
+  pageUrl,
   type Suite,
   scriptUrl,
   siteId,
@@ -178,6 +179,26 @@ describe('browser privacy signals', () => {
       });
     }
   }
+});
+
+describe('the owner\'s "don\'t count me" mark', () => {
+  it('sends nothing from a browser that opened ?footfall_ignore=1, on every page, until ?footfall_ignore=0', async () => {
+    suite.pages.set('/mine', pageHtml(scriptUrl(suite), { body: BODY }));
+    suite.pages.set('/control/mine', pageHtml(scriptUrl(suite)));
+    const { page } = await open('/mine?footfall_ignore=1');
+    await doEverything(page, '/mine');
+    // the mark is all the browser keeps: no cookie, no queue
+    expect(await kept(page)).toEqual({ cookies: [], local: ['footfall_ignore'], session: [] });
+    // another page of the site, without the parameter: still nothing
+    await page.goto(pageUrl(suite, '/mine/later'));
+    await page.waitForFunction(() => typeof window.footfall === 'function' && !('q' in window.footfall));
+    await page.evaluate(() => window.footfall('consent', true));
+    await doEverything(page, '/mine/later');
+    await backends['the real gateway'].expectNothingFrom(page, '/mine');
+    // the mark taken away: this browser counts again
+    await page.goto(pageUrl(suite, '/mine/again?footfall_ignore=0'));
+    await waitForStored(suite, '/mine/again', (events) => events.length === 1);
+  });
 });
 
 describe('cookieless mode', () => {

@@ -4,6 +4,7 @@ import { ErrorNote, Field, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { navigate } from '../router.ts';
+import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
 import { AlertSettings } from './AlertSettings.tsx';
@@ -221,6 +222,10 @@ export function SiteSettingsScreen(props: { site: string }) {
       <section class="section card" aria-labelledby="consent">
         <h2 id="consent">Consent bar</h2>
         <ConsentBarSettings site={current} onSaved={setSite} />
+      </section>
+      <section class="section card" aria-labelledby="ignore">
+        <h2 id="ignore">Your own visits</h2>
+        <IgnoreMyVisits domain={current.domain} />
       </section>
       <section class="section card" aria-labelledby="proxy">
         <h2 id="proxy">Proxy key</h2>

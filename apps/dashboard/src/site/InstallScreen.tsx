@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Schema } from '../api/client.ts';
 import { CopyButton, Link } from '../components/ui.tsx';
 import { isOwner } from '../session.ts';
+import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { useLive } from './use-live.ts';
 
@@ -66,6 +67,11 @@ export function InstallScreen(props: { site: Schema<'Site'>; onArrived: () => vo
           This page turns into the dashboard by itself when the visit arrives. Visits from this browser count
           too, unless it sends Do Not Track or Global Privacy Control.
         </p>
+      </section>
+      <section class="card stack" aria-labelledby="ignore-title">
+        <h2 id="ignore-title">3. Then leave your own visits out</h2>
+        <p class="muted">Once your first visit has arrived, if you would rather not count your own.</p>
+        <IgnoreMyVisits domain={site.domain} />
       </section>
       {isOwner.value && site.proxy_key && (
         <section class="card stack" aria-labelledby="server-title">

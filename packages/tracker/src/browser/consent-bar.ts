@@ -9,29 +9,14 @@ declare const __FF_CONSENT_TEXT__: string;
 declare const __FF_CONSENT_BG__: string;
 declare const __FF_CONSENT_FG__: string;
 
-/** localStorage key of the choice: `1` accepted, `0` declined. */
-const CHOICE_KEY = 'footfall_consent';
+/**
+ * localStorage key of the choice: `1` accepted, `0` declined (main.ts reads and writes it with
+ * store.ts `stored`; with storage blocked the visitor is asked on every page).
+ */
+export const CHOICE_KEY = 'footfall_consent';
 
 let bar: HTMLElement | undefined;
 const element = (tag: string): HTMLElement => document.createElement(tag);
-
-/** The choice made on an earlier page of this origin: `1`, `0`, or undefined if not asked yet. */
-export const storedChoice = (): string | undefined => {
-  try {
-    return localStorage[CHOICE_KEY];
-  } catch {
-    // storage blocked: the visitor is asked on every page
-  }
-};
-
-/** Remembers the choice for the next pages of this origin. */
-export const rememberChoice = (choice: string): void => {
-  try {
-    localStorage[CHOICE_KEY] = choice;
-  } catch {
-    // storage blocked: the choice holds for this page only
-  }
-};
 
 /** Takes the bar away (a choice was made). */
 export const hideBar = (): void => bar?.remove();

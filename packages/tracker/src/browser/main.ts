@@ -1,17 +1,18 @@
 /**
  * The Footfall browser tracker (entry of the bundle). Reads its settings from config.ts, counts
  * pageviews (single-page apps included), custom events, engagement, outbound links, downloads and,
- * in the `vitals` variant, Web Vitals; honours consent, Do Not Track and Global Privacy Control,
+ * in the `vitals` variant, Web Vitals; honours consent, Do Not Track, Global Privacy Control and
+ * the owner's "don't count me" mark,
  * and in the `consent` builds asks for consent with the site's own bar.
  * README.md beside the package describes the behaviour and what is stored where.
  */
 import { onClick } from './clicks.ts';
 import { COOKIELESS, HASH, OPT_IN, SITE } from './config.ts';
-import { hideBar, rememberChoice, showBar, storedChoice } from './consent-bar.ts';
+import { CHOICE_KEY, hideBar, showBar } from './consent-bar.ts';
 import { measureScroll, resetEngagement, takeEngagement, tick } from './engage.ts';
 import { dropQueue, enqueue, flush } from './queue.ts';
 import { off, pageUrl, setOff } from './state.ts';
-import { forget, randomId, visitorId } from './store.ts';
+import { forget, randomId, stored, visitorId } from './store.ts';
 import { takeVitals, watchVitals } from './vitals.ts';
 
 declare const __FF_VITALS__: boolean;
@@ -20,8 +21,14 @@ declare const __FF_CONSENT__: boolean;
 type Api = ((command: unknown, a?: unknown, b?: unknown) => void) & { q?: ArrayLike<unknown>[] };
 const host = window as unknown as { footfall?: Api };
 const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
-// Do Not Track and Global Privacy Control are final: no consent call overrides them.
-const refused = nav.doNotTrack === '1' || nav.globalPrivacyControl === true;
+// "Don't count me": `?footfall_ignore=1` on a page of the site marks this browser (the site owner's)
+// until `?footfall_ignore=0`; kept in localStorage, which the site's own pages share (a blocked
+// storage keeps no mark, and the page counts).
+// Do Not Track, Global Privacy Control and the owner's mark are final: no consent call overrides them.
+const refused =
+  nav.doNotTrack === '1' ||
+  !!nav.globalPrivacyControl ||
+  stored('footfall_ignore', /footfall_ignore=([01])/.exec(location.search)?.[1]) === '1';
 const loadUrl = pageUrl();
 
 let currentKey = ''; // pathname (and hash with data-hash) of the page the visitor is on
@@ -84,7 +91,7 @@ const api: Api = (command, a, b) => {
     setOff(!a);
     if (__FF_CONSENT__) {
       choice = a ? '1' : '0';
-      rememberChoice(choice);
+      stored(CHOICE_KEY, choice);
       hideBar();
     }
     if (off) {
@@ -102,7 +109,7 @@ const on = (target: EventTarget, type: string, listener: (event: Event) => void)
 
 // The consent builds: `1` or `0` once the visitor (or the page) has chosen, on this page or before;
 // only an acceptance (so far, on an earlier page) turns counting on.
-let choice = __FF_CONSENT__ ? storedChoice() : undefined;
+let choice = __FF_CONSENT__ ? stored(CHOICE_KEY) : undefined;
 setOff(refused || (__FF_CONSENT__ ? choice !== '1' : OPT_IN));
 // Leftovers from an earlier cookie-mode setup or an earlier consent go when nothing may be kept.
 if (refused || COOKIELESS || (__FF_CONSENT__ && choice !== '1')) forget();

@@ -34,6 +34,19 @@ export const visitorId = (): string | undefined => {
   return vid;
 };
 
+/**
+ * `localStorage[key]`, after setting it to `value` when one is given; undefined when storage is
+ * blocked (a sandboxed frame, privacy settings: then nothing is remembered past the page).
+ */
+export const stored = (key: string, value?: string): string | undefined => {
+  try {
+    if (value) localStorage[key] = value;
+    return localStorage[key];
+  } catch {
+    // storage blocked
+  }
+};
+
 /** Forgets everything the tracker keeps in the browser: the cookie, the stored queue, the cached id. */
 export const forget = (): void => {
   vid = '';
