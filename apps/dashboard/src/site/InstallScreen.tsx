@@ -49,8 +49,8 @@ export function InstallScreen(props: { site: Schema<'Site'>; onArrived: () => vo
         <div class="row">
           <CopyButton text={tag} label="Copy the tag" />
           <span class="muted">
-            It is under 2 KB, sets no cookie on cookieless sites, and follows page changes of single-page
-            apps.
+            It is about 2 KB gzipped, sets no cookie on cookieless sites, and follows page changes of
+            single-page apps.
           </span>
         </div>
       </section>
