@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { Layout } from './components/Layout.tsx';
 import { lazyScreen } from './components/lazy.tsx';
 import { ErrorNote, Link, Spinner } from './components/ui.tsx';
+import { t } from './i18n/common.ts';
 import { navigate, route } from './router.ts';
 import { NewPasswordScreen } from './screens/NewPasswordScreen.tsx';
 import { SetupScreen } from './screens/SetupScreen.tsx';
@@ -37,37 +38,37 @@ interface Route {
 
 /** Every screen of the signed-in dashboard, by path. */
 const ROUTES: Route[] = [
-  { path: /^\/(sites)?$/, title: 'Sites', render: () => <SitesScreen /> },
-  { path: /^\/sites\/new$/, owner: true, title: 'Add a site', render: () => <AddSiteScreen /> },
+  { path: /^\/(sites)?$/, title: t('titleSites'), render: () => <SitesScreen /> },
+  { path: /^\/sites\/new$/, owner: true, title: t('titleAddSite'), render: () => <AddSiteScreen /> },
   {
     path: /^\/sites\/([^/]+)\/settings$/,
     owner: true,
-    title: 'Site settings',
+    title: t('titleSiteSettings'),
     render: (m) => <SiteSettingsScreen site={m[1]!} />,
   },
   {
     path: /^\/sites\/([^/]+)(\/live)?$/,
-    title: 'Site',
+    title: t('titleSite'),
     render: (m) => <SiteScreen site={m[1]!} live={!!m[2]} />,
   },
-  { path: /^\/settings(\/people)?$/, owner: true, title: 'People', render: () => <PeopleScreen /> },
-  { path: /^\/settings\/keys$/, owner: true, title: 'API keys', render: () => <ApiKeysScreen /> },
+  { path: /^\/settings(\/people)?$/, owner: true, title: t('titlePeople'), render: () => <PeopleScreen /> },
+  { path: /^\/settings\/keys$/, owner: true, title: t('titleApiKeys'), render: () => <ApiKeysScreen /> },
   {
     path: /^\/settings\/data-requests$/,
     owner: true,
-    title: 'Data requests',
+    title: t('titleDataRequests'),
     render: () => <DataRequestsScreen />,
   },
-  { path: /^\/account$/, title: 'Your account', render: () => <AccountScreen /> },
-  { path: /^\/health$/, title: 'Health', render: () => <HealthScreen /> },
+  { path: /^\/account$/, title: t('titleAccount'), render: () => <AccountScreen /> },
+  { path: /^\/health$/, title: t('titleHealth'), render: () => <HealthScreen /> },
 ];
 
 function NotFoundScreen() {
   return (
     <main class="page" id="main" tabIndex={-1}>
-      <h1>Nothing here</h1>
-      <p>This page does not exist, or it is not shared with you.</p>
-      <Link href="/">Back to your sites</Link>
+      <h1>{t('nothingHere')}</h1>
+      <p>{t('notShared')}</p>
+      <Link href="/">{t('backToSites')}</Link>
     </main>
   );
 }
@@ -91,7 +92,7 @@ export function App() {
         <div class="auth-card">
           <ErrorNote error={sessionError.value} />
           <button class="button" type="button" onClick={() => window.location.reload()}>
-            Try again
+            {t('tryAgain')}
           </button>
         </div>
       </main>

@@ -1,4 +1,5 @@
 import createClient, { createFinalURL, createQuerySerializer, defaultPathSerializer } from 'openapi-fetch';
+import { t } from '../i18n/common.ts';
 import type { components, paths } from './schema.d.ts';
 
 /** The schemas of docs/openapi.yaml, by name: `Schema<'Site'>`. */
@@ -87,7 +88,7 @@ export async function unwrap<T>(call: Promise<Answer<T>>, options: { signIn?: bo
     answer = await call;
   } catch (e) {
     if (e instanceof DOMException && e.name === 'AbortError') throw e;
-    throw new ApiError(0, 'network', 'Footfall cannot be reached: check your connection and try again.');
+    throw new ApiError(0, 'network', t('unreachable'));
   }
   const { response } = answer;
   if (response.ok) return answer.data as T;
@@ -104,8 +105,8 @@ export async function unwrap<T>(call: Promise<Answer<T>>, options: { signIn?: bo
 }
 
 function explain(status: number, message: string | undefined, retry: number | undefined): string {
-  const text = message ?? `the server answered ${status}`;
+  const text = message ?? t('serverAnswered', { status: String(status) });
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);
-  if (status === 429 && retry) return `${sentence}. Try again in ${retry} s.`;
+  if (status === 429 && retry) return t('retryIn', { sentence, seconds: retry });
   return sentence;
 }

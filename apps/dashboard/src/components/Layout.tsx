@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../i18n/common.ts';
 import { navigate, route } from '../router.ts';
 import { isOwner, session, signOut } from '../session.ts';
 import { chooseTheme, type ThemeChoice, themeChoice } from '../theme.ts';
@@ -18,9 +19,9 @@ function NavLink(props: { href: string; match: RegExp; children: ComponentChildr
 }
 
 const THEMES: [ThemeChoice, string][] = [
-  ['system', 'System'],
-  ['light', 'Light'],
-  ['dark', 'Dark'],
+  ['system', t('themeSystem')],
+  ['light', t('themeLight')],
+  ['dark', t('themeDark')],
 ];
 
 /** The person's menu: their account, the colour scheme, the shortcuts, sign-out. */
@@ -48,12 +49,14 @@ function AccountMenu(props: { onHelp: () => void }) {
     >
       <summary>
         <span aria-hidden="true">{session.value?.person.email.charAt(0).toUpperCase()} ▾</span>
-        <span class="visually-hidden">Your account: {session.value?.person.email}</span>
+        <span class="visually-hidden">
+          {t('yourAccountOf', { email: session.value?.person.email ?? '' })}
+        </span>
       </summary>
       <div class="menu-list">
         <p class="menu-label">{session.value?.person.email}</p>
         <Link href="/account" onClick={close}>
-          Your account
+          {t('yourAccount')}
         </Link>
         <button
           type="button"
@@ -62,11 +65,11 @@ function AccountMenu(props: { onHelp: () => void }) {
             props.onHelp();
           }}
         >
-          Keyboard shortcuts
+          {t('keyboardShortcuts')}
         </button>
         <hr />
         <fieldset>
-          <legend class="menu-label">Colours</legend>
+          <legend class="menu-label">{t('colours')}</legend>
           {THEMES.map(([value, label]) => (
             <button
               type="button"
@@ -88,7 +91,7 @@ function AccountMenu(props: { onHelp: () => void }) {
             navigate('/login');
           }}
         >
-          Sign out
+          {t('signOut')}
         </button>
       </div>
     </details>
@@ -97,8 +100,8 @@ function AccountMenu(props: { onHelp: () => void }) {
 
 export function ShortcutsHelp(props: { onClose: () => void }) {
   return (
-    <Modal title="Keyboard shortcuts" onClose={props.onClose}>
-      <p class="muted">On a site's report. Keys typed into a field are left alone.</p>
+    <Modal title={t('keyboardShortcuts')} onClose={props.onClose}>
+      <p class="muted">{t('shortcutsNote')}</p>
       <table class="data">
         <tbody>
           {SHORTCUTS.map(([key, what]) => (
@@ -128,23 +131,23 @@ export function Layout(props: { children: ComponentChildren }) {
   return (
     <>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('skipToContent')}
       </a>
       <header class="top">
         <div class="top-inner">
           <Link class="brand" href="/">
             Footfall
           </Link>
-          <nav class="nav" aria-label="Main">
+          <nav class="nav" aria-label={t('navMain')}>
             <NavLink href="/sites" match={/^\/(sites.*)?$/}>
-              Sites
+              {t('navSites')}
             </NavLink>
             <NavLink href="/health" match={/^\/health/}>
-              Health
+              {t('navHealth')}
             </NavLink>
             {isOwner.value && (
               <NavLink href="/settings/people" match={/^\/settings/}>
-                Settings
+                {t('navSettings')}
               </NavLink>
             )}
             <AccountMenu onHelp={() => setHelp(true)} />
@@ -154,9 +157,9 @@ export function Layout(props: { children: ComponentChildren }) {
       {release && (
         <div class="banner">
           <p class="notice" role="status">
-            Footfall {release.version} is available (this is {info?.instance.version}).{' '}
+            {t('updateAvailable', { version: release.version, current: info?.instance.version ?? '' })}{' '}
             <a href={release.url} rel="noopener noreferrer" target="_blank">
-              What is new
+              {t('whatIsNew')}
             </a>
           </p>
         </div>

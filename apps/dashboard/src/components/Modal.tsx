@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
+import { t } from '../i18n/common.ts';
 import { ScrollRegion } from './ui.tsx';
 
 /**
@@ -35,7 +36,7 @@ export function Modal(props: {
     >
       <div class="modal-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" class="icon-button" aria-label="Close" onClick={props.onClose}>
+        <button type="button" class="icon-button" aria-label={t('close')} onClick={props.onClose}>
           ×
         </button>
       </div>

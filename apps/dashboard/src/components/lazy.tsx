@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { t } from '../i18n/common.ts';
 import { ErrorNote, Spinner } from './ui.tsx';
 
 /**
@@ -21,7 +22,7 @@ export function lazyScreen<P extends object>(
           loaded = module[name] as ComponentType<P>;
           setComponent(() => loaded);
         },
-        () => setError(new Error('This page could not be loaded: reload to try again.')),
+        () => setError(new Error(t('pageNotLoaded'))),
       );
     }, []);
     if (error) return <ErrorNote error={error} />;

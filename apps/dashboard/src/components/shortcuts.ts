@@ -1,23 +1,24 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { t } from '../i18n/common.ts';
 
 /** Keys and what they do, as the `?` help lists them. */
 export const SHORTCUTS: readonly [key: string, what: string][] = [
-  ['D', 'Today'],
-  ['E', 'Yesterday'],
-  ['R', 'Live view'],
-  ['W', 'Last 7 days'],
-  ['F', 'Last 28 days'],
-  ['T', 'Last 30 days'],
-  ['N', 'Last 91 days'],
-  ['M', 'Month to date'],
-  ['P', 'Last month'],
-  ['Y', 'Year to date'],
-  ['L', 'Last 12 months'],
-  ['A', 'All time'],
-  ['C', 'Custom range'],
-  ['X', 'Compare with the previous period, or stop comparing'],
-  ['Escape', 'Close a dialog; otherwise remove the filters'],
-  ['?', 'This list'],
+  ['D', t('shortcutToday')],
+  ['E', t('shortcutYesterday')],
+  ['R', t('shortcutLive')],
+  ['W', t('shortcutLast7')],
+  ['F', t('shortcutLast28')],
+  ['T', t('shortcutLast30')],
+  ['N', t('shortcutLast91')],
+  ['M', t('shortcutMonthToDate')],
+  ['P', t('shortcutLastMonth')],
+  ['Y', t('shortcutYearToDate')],
+  ['L', t('shortcutLast12Months')],
+  ['A', t('shortcutAllTime')],
+  ['C', t('shortcutCustom')],
+  ['X', t('shortcutCompare')],
+  [t('keyEscape'), t('shortcutEscape')],
+  ['?', t('shortcutHelp')],
 ];
 
 function typing(target: EventTarget | null): boolean {

@@ -1,7 +1,11 @@
 import type { AnchorHTMLAttributes, ComponentChildren, InputHTMLAttributes } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
+import { t } from '../i18n/common.ts';
+import { compact, formatNumber } from '../i18n/format.ts';
 import { follow } from '../router.ts';
+
+export { compact };
 
 /** A link inside the app: navigates without a page load, opens in a new tab as links do. */
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
@@ -22,7 +26,7 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
 export function messageOf(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   if (error instanceof Error) return error.message;
-  return 'Something went wrong.';
+  return t('somethingWrong');
 }
 
 /** An error shown where it happened, read out by screen readers as it appears. */
@@ -48,7 +52,7 @@ export function ScrollRegion(props: { label: string; class?: string; children: C
   );
 }
 
-export function Spinner({ label = 'Loading' }: { label?: string }) {
+export function Spinner({ label = t('loading') }: { label?: string }) {
   return (
     <div class="spinner" role="status">
       <span class="visually-hidden">{label}…</span>
@@ -131,7 +135,7 @@ export function ShownOnce(props: {
       <div class="row">
         <CopyButton text={props.secret} label={props.copyLabel} />
         <button type="button" class="button secondary" onClick={props.onDone}>
-          Done
+          {t('done')}
         </button>
       </div>
     </div>
@@ -156,7 +160,7 @@ export function ConfirmAction(props: {
         {props.confirm}
       </button>
       <button type="button" class="button secondary small" onClick={() => setConfirming(false)}>
-        Keep
+        {t('keep')}
       </button>
     </>
   ) : (
@@ -172,7 +176,7 @@ export function ConfirmAction(props: {
 }
 
 /** Copies text to the clipboard and says so. */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({ text, label = t('copy') }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
   return (
     <button
@@ -184,26 +188,19 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
         setTimeout(() => setDone(false), 2000);
       }}
     >
-      {done ? 'Copied' : label}
+      {done ? t('copied') : label}
       <span class="visually-hidden" aria-live="polite">
-        {done ? ' to the clipboard' : ''}
+        {done ? t('toClipboard') : ''}
       </span>
     </button>
   );
 }
 
-/** A whole number for people: 1,234 · 12.3k · 4.5M. */
-export function compact(n: number): string {
-  if (n < 10_000) return n.toLocaleString('en');
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
 /** Seconds as `1m 05s` or `45s`. */
 export function duration(seconds: number): string {
   const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
+  if (s < 60) return t('seconds', { s: String(s) });
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+  if (m < 60) return t('minutesSeconds', { m: String(m), s: String(s % 60).padStart(2, '0') });
+  return t('hoursMinutes', { h: formatNumber(Math.floor(m / 60)), m: String(m % 60).padStart(2, '0') });
 }
