@@ -48,6 +48,7 @@ const EXPECTED: Record<string, Access> = {
   'PATCH /api/v1/sites/:site': 'owner',
   'DELETE /api/v1/sites/:site': 'owner',
   'POST /api/v1/sites/:site/proxy-key': 'owner',
+  'GET /api/v1/sites/:site/shields': 'owner',
   'GET /api/v1/site-layout': 'viewer',
   'PUT /api/v1/site-layout': 'owner',
   'GET /api/v1/site-access': 'owner',

@@ -170,6 +170,24 @@ export async function siteFlow(h: DocumentedApp, owner: Agent, viewer: Agent, ap
     field: 'consent_foreground',
   });
   expect((await patch({ domain: 'example.com' })).status).toBe(409);
+  // shields: owners' lists, a bad entry named, the counts of what they kept out
+  const shielded = await patch({ shields: { ips: ['10.0.0.0/8'], pages: ['/admin/*'] } });
+  expect(shielded.json()).toMatchObject({
+    site: { shields: { ips: ['10.0.0.0/8'], countries: [], pages: ['/admin/*'], hostnames: [] } },
+  });
+  expect((await patch({ shields: { ips: ['10.0.0.0/33'] } })).json()).toMatchObject({
+    field: 'shields.ips[0]',
+  });
+  expect((await patch({ shields: { countries: 'DE' } })).status).toBe(400);
+  const shields = await h.call('GET', `/api/v1/sites/${site.id}/shields`, { agent: owner });
+  expect(shields.json()).toMatchObject({
+    shields: { ips: ['10.0.0.0/8'] },
+    excluded: { today: { total: 0 }, last_30_days: { total: 0 } },
+  });
+  expect((await h.call('GET', `/api/v1/sites/${site.id}/shields`, { agent: viewer })).status).toBe(403);
+  expect((await h.call('GET', `/api/v1/sites/${site.id}`, { agent: viewer })).json()).not.toHaveProperty(
+    'site.shields',
+  );
   // a favicon is stored by the weekly fetch (alerts/install-check.ts); before it, 404
   expect((await h.call('GET', `/api/v1/sites/${site.id}/favicon`, { agent: viewer })).status).toBe(404);
   const gif = Buffer.from('R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==', 'base64');

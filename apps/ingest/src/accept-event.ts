@@ -77,6 +77,20 @@ export async function acceptIngestEvent(
     },
     deps,
   );
+  const shielded = site.shield?.({
+    address,
+    host: page.hostname.toLowerCase(),
+    path: page.pathname,
+    country: record.country ?? null,
+  });
+  if (shielded) {
+    // the owner's rule: answered as accepted, nothing kept but the day's count (never the address)
+    deps.stats.shielded[shielded]++;
+    const kind = `shield_${shielded}` as const;
+    const drop: WalBotDrop = { t: 'bot', site: site.id, day: siteDay(receivedAt, site.timezone), kind };
+    await deps.eventLog.append([drop]).catch(() => {});
+    return;
+  }
   limit(deps, 'visitor', `${site.id}:${record.visitor}`, 'visitor');
   await deps.eventLog.append([record]);
   deps.stats.accepted++;

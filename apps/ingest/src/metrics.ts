@@ -1,3 +1,4 @@
+import { SHIELD_KINDS } from '@footfall/control';
 import { BOT_DROP_KINDS } from '@footfall/schema';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { IngestDeps } from './deps.ts';
@@ -21,12 +22,13 @@ export function ingestMetrics(deps: Pick<IngestDeps, 'stats' | 'eventLog'>): Reg
   ])
     registry.removeSingleMetric(name);
   const { stats } = deps;
-  /** a counter whose value is kept elsewhere: set to it at each collection */
+  /** a counter whose value is kept elsewhere: set to it at each collection (`zeros`: its series show from the start) */
   const mirror = <L extends string>(
     name: string,
     help: string,
     labelNames: L[],
     values: () => [Partial<Record<L, string>>, number][],
+    zeros = false,
   ) =>
     new Counter({
       name,
@@ -35,7 +37,7 @@ export function ingestMetrics(deps: Pick<IngestDeps, 'stats' | 'eventLog'>): Reg
       registers: [registry],
       collect() {
         this.reset();
-        for (const [labels, value] of values()) if (value > 0) this.inc(labels, value);
+        for (const [labels, value] of values()) if (value > 0 || zeros) this.inc(labels, value);
       },
     });
   mirror('footfall_events_accepted_total', 'Events made durable and answered 202', [], () => [
@@ -46,6 +48,13 @@ export function ingestMetrics(deps: Pick<IngestDeps, 'stats' | 'eventLog'>): Reg
     'Events dropped as robots, by how they were told',
     ['kind'],
     () => BOT_DROP_KINDS.map((kind) => [{ kind }, stats.bots[kind]]),
+  );
+  mirror(
+    'footfall_events_shielded_total',
+    "Events kept out by a site's shields, by the shield that matched",
+    ['kind'],
+    () => SHIELD_KINDS.map((kind) => [{ kind }, stats.shielded[kind]]),
+    true,
   );
   mirror('footfall_events_declined_total', "Events not counted by the visitor's wish (DNT, GPC)", [], () => [
     [{}, stats.declined],

@@ -1,5 +1,11 @@
 import { bareHost } from '@footfall/config';
-import { type ConsentBar, consentBarOf, type Site } from '@footfall/control';
+import {
+  type ConsentBar,
+  compileShields,
+  consentBarOf,
+  type ShieldCheck,
+  type Site,
+} from '@footfall/control';
 
 /** What the gateway needs to know about a site. */
 export interface SiteInfo {
@@ -14,6 +20,8 @@ export interface SiteInfo {
   consentBar?: ConsentBar;
   /** whether it has a Paddle connection: its tracker carries the Paddle.js add-on */
   paddle?: boolean;
+  /** its shields, compiled; absent when it has none */
+  shield?: ShieldCheck;
 }
 
 /** The gateway's view of a stored site; a domain stored before `www.` was dropped compares all the same. */
@@ -21,6 +29,7 @@ export function siteInfo(site: Site | undefined, paddle = false): SiteInfo | und
   if (site === undefined) return undefined;
   const { id, domain, timezone, cookieless, proxyKey, cityRecording } = site;
   const consentBar = consentBarOf(site);
+  const shield = compileShields(site.shields);
   return {
     id,
     domain: bareHost(domain),
@@ -30,6 +39,7 @@ export function siteInfo(site: Site | undefined, paddle = false): SiteInfo | und
     cityRecording,
     ...(consentBar ? { consentBar } : {}),
     ...(paddle ? { paddle } : {}),
+    ...(shield ? { shield } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ShieldKind } from '@footfall/control';
 import type { BotDropKind } from '@footfall/schema';
 
 /** Counters since start, for Health: accepted, dropped as bots, rejected. In memory only. */
@@ -12,6 +13,8 @@ export class IngestStats {
   /** DNT, GPC: not counted at all, by the visitor's wish */
   declined = 0;
   readonly bots: Record<BotDropKind, number> = { list: 0, empty_ua: 0, headless: 0 };
+  /** kept out by a site's shields, by the shield that matched */
+  readonly shielded: Record<ShieldKind, number> = { ip: 0, country: 0, page: 0, hostname: 0 };
 
   /** Counts a rejected request under the code it was answered with. */
   reject(code: string): void {
@@ -35,6 +38,9 @@ export class IngestStats {
       declined: this.declined,
       dropped_as_bots: this.bots.list + this.bots.empty_ua + this.bots.headless,
       bots: { ...this.bots },
+      dropped_by_shields:
+        this.shielded.ip + this.shielded.country + this.shielded.page + this.shielded.hostname,
+      shielded: { ...this.shielded },
     };
   }
 }

@@ -65,6 +65,7 @@ export async function crawlerReport(
   const botDays = new Map(daysOf(q.period).map((d) => [d, zeros(BOT_DROP_KINDS)]));
   const botKinds = zeros(BOT_DROP_KINDS);
   for (const r of bots) {
+    if (!(BOT_DROP_KINDS as readonly string[]).includes(r.kind)) continue; // a shield's count (shieldCounts)
     botKinds[r.kind as BotDropKind] += r.hits;
     const row = botDays.get(r.day);
     if (row) row[r.kind as BotDropKind] += r.hits;

@@ -11,6 +11,8 @@ import { type GatewayHealth, gatewayHealth } from './ingest-status.ts';
 export interface EventCounts {
   accepted: number;
   dropped_as_bots: number;
+  /** kept out by sites' shields */
+  dropped_by_shields: number;
   rejected: number;
   declined: number;
 }
@@ -39,7 +41,13 @@ export async function healthContent(
 ) {
   const ingest = options.gateways ?? (await gatewayHealth(deps.instance.paths.run));
   const tailer = deps.analytics.tailer;
-  const events: EventCounts = { accepted: 0, dropped_as_bots: 0, rejected: 0, declined: 0 };
+  const events: EventCounts = {
+    accepted: 0,
+    dropped_as_bots: 0,
+    dropped_by_shields: 0,
+    rejected: 0,
+    declined: 0,
+  };
   const streams = ingest.map((g) => {
     if (!g.reachable) return { stream: g.stream, reachable: false, state: null, reason: null };
     const counters = (g.counters ?? {}) as Partial<EventCounts>;

@@ -195,6 +195,18 @@ export {
   updateShare,
 } from './shares.ts';
 export {
+  compileShields,
+  NO_SHIELDS,
+  normalizeShields,
+  SHIELD_KINDS,
+  SHIELD_LIST_MAX,
+  type ShieldCheck,
+  type ShieldKind,
+  type ShieldProbe,
+  type Shields,
+  shieldsOf,
+} from './shields.ts';
+export {
   listSiteAccess,
   type SiteScope,
   scopeAllows,

@@ -409,6 +409,13 @@ const V16: ControlMigration = {
   `,
 };
 
+const V17: ControlMigration = {
+  version: 17,
+  name: "a site's shields",
+  // traffic never counted (shields.ts): JSON lists of addresses, countries, pages and hosts; null for none
+  sql: `ALTER TABLE sites ADD COLUMN shields TEXT;`,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -427,4 +434,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V14,
   V15,
   V16,
+  V17,
 ];

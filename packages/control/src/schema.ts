@@ -127,6 +127,8 @@ export interface SitesTable {
   retention_days: number | null;
   /** the site's website id in Umami (a UUID, lower case): its script's events name it */
   umami_website_id: string | null;
+  /** its shields as JSON (shields.ts), null for none */
+  shields: string | null;
   icon: string | null;
   colour: string | null;
   created_at: number;

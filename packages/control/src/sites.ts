@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { consentColumns } from './consent-bar.ts';
 import type { ControlDb } from './open.ts';
 import type { SitesTable } from './schema.ts';
+import { NO_SHIELDS, normalizeShields, type Shields, shieldsOf, storedShields } from './shields.ts';
 import { randomId, randomToken } from './tokens.ts';
 
 /** A site as services and the gateway see it. */
@@ -49,6 +50,8 @@ export interface Site {
   retentionDays: number | null;
   /** its website id in Umami, so Umami's script can keep sending to Footfall (null: none) */
   umamiWebsiteId: string | null;
+  /** traffic never counted (shields.ts) */
+  shields: Shields;
 }
 
 /** Fields an owner may set. */
@@ -68,6 +71,8 @@ export interface SiteFields {
   modules: Partial<Record<ModuleName, boolean>>;
   retentionDays: number | null;
   umamiWebsiteId: string | null;
+  /** the lists to replace; a list left out stays as it is */
+  shields: Partial<Record<keyof Shields, unknown>>;
 }
 
 export const SITE_DEFAULTS = {
@@ -96,6 +101,7 @@ const toSite = (r: SitesTable): Site => ({
   modules: modulesOf(r.modules_off),
   retentionDays: r.retention_days ?? null,
   umamiWebsiteId: r.umami_website_id ?? null,
+  shields: shieldsOf(r.shields),
 });
 
 /** Each module on or off, from the stored list of those switched off (unknown names ignored). */
@@ -261,6 +267,7 @@ export async function createSite(
     modules_off: '[]',
     retention_days: retentionOf(input.retentionDays ?? null),
     umami_website_id: umamiIdOf(input.umamiWebsiteId ?? null),
+    shields: input.shields === undefined ? null : storedShields(normalizeShields(input.shields, NO_SHIELDS)),
     ...consentColumns(input, { background: null, foreground: null }),
   };
   const r = await ctl.db
@@ -291,6 +298,8 @@ export async function updateSite(ctl: ControlDb, id: string, patch: Partial<Site
   // same moment could store a pair neither checked: too rare to hold a write lock across the read.
   const current = getSite(ctl, id);
   if (!current) throw new AppError('not_found', 'no such site');
+  if (patch.shields !== undefined)
+    set.shields = storedShields(normalizeShields(patch.shields, current.shields));
   if (patch.modules !== undefined) {
     const modules = { ...current.modules, ...patch.modules };
     set.modules_off = JSON.stringify(MODULES.filter((m) => !modules[m]));

@@ -104,13 +104,21 @@ export type WalCrawl = v.InferInput<typeof WalCrawlSchema>;
 
 export const BOT_DROP_KINDS = ['list', 'empty_ua', 'headless'] as const;
 export type BotDropKind = (typeof BOT_DROP_KINDS)[number];
+/** events a site's shields kept out (control's shields.ts), by the shield that matched */
+export const SHIELD_DROP_KINDS = ['shield_ip', 'shield_country', 'shield_page', 'shield_hostname'] as const;
+export type ShieldDropKind = (typeof SHIELD_DROP_KINDS)[number];
+export const DROP_KINDS = [...BOT_DROP_KINDS, ...SHIELD_DROP_KINDS] as const;
+export type DropKind = (typeof DROP_KINDS)[number];
 
-/** A tracker request dropped as a bot: counted per site, day and kind, nothing else kept. */
+/**
+ * A tracker request dropped, as a bot or by one of the site's shields: counted per site, day and
+ * kind, nothing else kept. (`t: 'bot'` for both: older WAL files hold only bots.)
+ */
 export const WalBotDropSchema = v.strictObject({
   t: v.literal('bot'),
   site: str(64),
   day,
-  kind: v.picklist(BOT_DROP_KINDS),
+  kind: v.picklist(DROP_KINDS),
 });
 export type WalBotDrop = v.InferOutput<typeof WalBotDropSchema>;
 
@@ -256,7 +264,7 @@ const SHAPES: Record<string, { fields: Record<string, Check>; required: readonly
     required: ['t', 'site', 'day', 'robot', 'robotKind', 'path'],
   },
   bot: {
-    fields: { t: (v) => v === 'bot', site: text(64), day: isDay, kind: oneOf(BOT_DROP_KINDS) },
+    fields: { t: (v) => v === 'bot', site: text(64), day: isDay, kind: oneOf(DROP_KINDS) },
     required: ['t', 'site', 'day', 'kind'],
   },
 };

@@ -1,4 +1,4 @@
-import { SITE_DEFAULTS, type Site } from '@footfall/control';
+import { NO_SHIELDS, SITE_DEFAULTS, type Site } from '@footfall/control';
 import { describe, expect, it } from 'vitest';
 import { CachedSites, siteInfo } from '../sites.ts';
 import { scriptRoutes } from './script.ts';
@@ -16,6 +16,7 @@ const stored: Site = {
   consentForeground: null,
   retentionDays: null,
   umamiWebsiteId: null,
+  shields: NO_SHIELDS,
   modules: {
     notes: true,
     goals: true,

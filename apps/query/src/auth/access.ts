@@ -65,6 +65,7 @@ export const ROUTE_ACCESS = {
   'PATCH /api/v1/sites/:site': 'owner',
   'DELETE /api/v1/sites/:site': 'owner',
   'POST /api/v1/sites/:site/proxy-key': 'owner',
+  'GET /api/v1/sites/:site/shields': 'owner',
 
   'GET /api/v1/site-layout': 'viewer',
   'PUT /api/v1/site-layout': 'owner',

@@ -16,6 +16,7 @@ import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import { requireSiteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
+import { shieldCounts } from '../shields.ts';
 import { siteJson } from './views.ts';
 
 const hexColour = (example: string) =>
@@ -38,6 +39,15 @@ const fields = {
   retention_days: v.optional(v.nullable(v.number())),
   /** the site's website id in Umami, or null; its shape is checked with the others */
   umami_website_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  /** lists to replace (each optional); their entries are checked by the control plane, naming a bad one */
+  shields: v.optional(
+    v.strictObject({
+      ips: v.optional(v.array(v.string())),
+      countries: v.optional(v.array(v.string())),
+      pages: v.optional(v.array(v.string())),
+      hostnames: v.optional(v.array(v.string())),
+    }),
+  ),
 };
 const NewSite = v.strictObject({ domain: v.pipe(v.string(), v.maxLength(2000)), ...fields });
 const Modules = v.strictObject(
@@ -68,6 +78,7 @@ const toFields = (b: v.InferOutput<typeof SitePatch>): Partial<SiteFields> => {
   if (b.consent_foreground !== undefined) out.consentForeground = b.consent_foreground;
   if (b.retention_days !== undefined) out.retentionDays = b.retention_days;
   if (b.umami_website_id !== undefined) out.umamiWebsiteId = b.umami_website_id;
+  if (b.shields !== undefined) out.shields = b.shields;
   return out;
 };
 
@@ -112,5 +123,10 @@ export function siteRoutes(deps: QueryDeps) {
     })
     .post('/sites/:site/proxy-key', async (c) =>
       c.json({ site: siteJson(await rotateProxyKey(ctl, c.req.param('site')), true) }),
-    );
+    )
+    .get('/sites/:site/shields', async (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      const counts = await deps.reads.run(c, () => shieldCounts(deps.analytics.engine, site, deps.now()));
+      return c.json({ shields: site.shields, excluded: counts });
+    });
 }

@@ -30,7 +30,8 @@ export const siteJson = (s: Site, owner: boolean) => ({
   modules: s.modules,
   retention_days: s.retentionDays,
   umami_website_id: s.umamiWebsiteId,
-  ...(owner ? { proxy_key: s.proxyKey } : {}),
+  // the lists name owners' own addresses: for owners only, as the proxy key
+  ...(owner ? { proxy_key: s.proxyKey, shields: s.shields } : {}),
 });
 
 export const apiKeyJson = (k: ApiKeyInfo) => ({
