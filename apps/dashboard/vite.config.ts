@@ -32,6 +32,12 @@ function flags(): Plugin {
   };
 }
 
+/** The modules of the first view: the app's own and the libraries it draws with. */
+const FIRST_VIEW = /[\\/](dashboard[\\/]src|node_modules[\\/](preact|@preact|uplot))[\\/]/;
+/** Screens and panels loaded later, and the catalogues of their areas and of other languages. */
+const LATER =
+  /[\\/]src[\\/](settings[\\/]|share[\\/]|screens[\\/](AddSite|Health|Setup|NewPassword)|sites[\\/](ArrangeSites|SiteFields|ProxyKey|IgnoreMyVisits)|site[\\/](LiveView|InstallScreen|PeopleNow|Journey|Feed|BelowFold|AiSearch|Charts|Funnels|Goals|Heatmap|Moments|Retention|Robots|Vitals)\.|i18n[\\/](account|connections|siteSettings|health|share|panels)\.|i18n[\\/](en|de|fr|es)[\\/](account|connections|siteSettings|health|share|panels)\.|i18n[\\/](de|fr|es)[\\/])/;
+
 /**
  * The dashboard: Preact, built into dist/ (scripts/build.ts runs this build and copies the result
  * next to the built command; the query service serves it). `pnpm --filter @footfall/dashboard dev`
@@ -50,6 +56,21 @@ export default defineConfig({
     assetsDir: 'assets',
     sourcemap: true,
     modulePreload: { polyfill: false },
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // The first view in one chunk: each area's catalogue module awaits its messages (top-level
+          // await), and the bundler would otherwise split every module shared with a screen loaded
+          // later into a chunk of its own: a dozen small files that gzip worse than one.
+          groups: [
+            {
+              name: 'app',
+              test: (id: string) => FIRST_VIEW.test(id) && !LATER.test(id) && !id.endsWith('main.tsx'),
+            },
+          ],
+        },
+      },
+    },
   },
   server: {
     proxy: Object.fromEntries(

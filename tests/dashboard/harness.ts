@@ -70,6 +70,8 @@ function tellOutput(footfall: RunningFootfall, why: string): void {
 export interface ContextOptions {
   width?: number;
   dark?: boolean;
+  /** the browser's language (`de-DE`): what the dashboard follows unless the person chose one */
+  locale?: string;
 }
 
 /** A person's browser: its own cookies, a viewport and a colour scheme. */
@@ -77,6 +79,7 @@ export async function personContext(d: Dashboard, o: ContextOptions = {}): Promi
   const context = await d.browser.newContext({
     viewport: { width: o.width ?? 1280, height: 900 },
     colorScheme: o.dark ? 'dark' : 'light',
+    ...(o.locale ? { locale: o.locale } : {}),
     baseURL: d.footfall.url,
   });
   // a missing element fails the test in seconds, with what was awaited

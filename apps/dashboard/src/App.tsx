@@ -5,14 +5,15 @@ import { lazyScreen } from './components/lazy.tsx';
 import { ErrorNote, Link, Spinner } from './components/ui.tsx';
 import { t } from './i18n/common.ts';
 import { navigate, route } from './router.ts';
-import { NewPasswordScreen } from './screens/NewPasswordScreen.tsx';
-import { SetupScreen } from './screens/SetupScreen.tsx';
 import { SignInScreen } from './screens/SignInScreen.tsx';
 import { SitesScreen } from './screens/SitesScreen.tsx';
 import { isOwner, session, sessionError } from './session.ts';
 import { SiteScreen } from './site/SiteScreen.tsx';
 
 // Screens away from the first view load on demand (each is its own file in the build).
+// set-up and a forced new password come once in a person's life: not worth the first view's bytes
+const SetupScreen = lazyScreen(() => import('./screens/SetupScreen.tsx'), 'SetupScreen');
+const NewPasswordScreen = lazyScreen(() => import('./screens/NewPasswordScreen.tsx'), 'NewPasswordScreen');
 const AddSiteScreen = lazyScreen(() => import('./screens/AddSiteScreen.tsx'), 'AddSiteScreen');
 const SiteSettingsScreen = lazyScreen<{ site: string }>(
   () => import('./settings/SiteSettingsScreen.tsx'),

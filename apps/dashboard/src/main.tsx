@@ -4,12 +4,10 @@ import './styles/layout.css';
 import './styles/report.css';
 import './styles/screens.css';
 import { App } from './App.tsx';
-import { language } from './i18n/language.ts';
 import { loadSession, maybeSignedIn } from './session.ts';
 import { startSiteEarly } from './site/SiteScreen.tsx';
 import { startTheme } from './theme.ts';
 
-document.documentElement.lang = language;
 startTheme();
 void loadSession();
 // a site's page asks for the site beside the session, not after it

@@ -33,6 +33,8 @@ export function browserLanguage(
 }
 
 export const language: Language = chosenLanguage() ?? browserLanguage();
+// said at once, before any text loads: screen readers and the browser's translate offer read it
+if (typeof document !== 'undefined') document.documentElement.lang = language;
 
 /**
  * The locale numbers and dates are written in: the browser's own tag when it is of this language

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { ErrorNote, Link } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/auth.ts';
 import { navigate } from '../router.ts';
 import { localZone, SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
 
@@ -35,14 +36,14 @@ export function AddSiteScreen() {
   return (
     <main class="page" id="main" tabIndex={-1}>
       <div class="page-head">
-        <h1>Add a site</h1>
-        <Link href="/sites">Back to sites</Link>
+        <h1>{t('addSite')}</h1>
+        <Link href="/sites">{t('backToSites')}</Link>
       </div>
       <form class="card form-narrow" onSubmit={submit.submit}>
         <SiteFields form={form} set={(patch) => setForm({ ...form, ...patch })} errorOf={submit.fieldError} />
         <ErrorNote error={submit.formError('domain', 'timezone', 'currency')} />
         <button class="button" type="submit" disabled={submit.busy}>
-          Add the site
+          {t('addTheSite')}
         </button>
       </form>
     </main>

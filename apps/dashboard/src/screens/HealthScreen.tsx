@@ -3,24 +3,26 @@ import { useEffect } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { dateFormat, formatNumber } from '../i18n/format.ts';
+import { t } from '../i18n/health.ts';
 
+const UNITS = ['sizeB', 'sizeKB', 'sizeMB', 'sizeGB', 'sizeTB'] as const;
 const bytes = (n: number) => {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let i = 0;
   let v = n;
-  while (v >= 1024 && i < units.length - 1) {
+  while (v >= 1024 && i < UNITS.length - 1) {
     v /= 1024;
     i++;
   }
-  return `${v.toFixed(v >= 10 || i === 0 ? 0 : 1)} ${units[i]}`;
+  return t(UNITS[i] ?? 'sizeB', { size: formatNumber(v, v >= 10 || i === 0 ? 0 : 1) });
 };
-const count = (n: number) => n.toLocaleString('en');
+const count = (n: number) => formatNumber(n);
 
 function uptime(seconds: number): string {
   const d = Math.floor(seconds / 86_400);
   const h = Math.floor((seconds % 86_400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  return d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : `${m} min`;
+  return d > 0 ? t('upDaysHours', { d, h }) : h > 0 ? t('upHoursMinutes', { h, m }) : t('upMinutes', { m });
 }
 
 function Row(props: { label: string; children: ComponentChildren; problem?: boolean }) {
@@ -32,42 +34,54 @@ function Row(props: { label: string; children: ComponentChildren; problem?: bool
   );
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString('en-GB');
+/** a moment to the second: 28/11/2026, 10:42:05 in English */
+const moment = dateFormat({ dateStyle: 'short', timeStyle: 'medium' });
+const when = (at: string | number) => moment.format(new Date(at));
 
 /** The last backup and off-site copy, and their last failures while they are the latest outcome. */
 function Backups({ b }: { b: Schema<'Health'>['backups'] }) {
   if (b === null) {
     return (
       <p class="muted">
-        No backup yet: the first is written a few minutes after start, then one a day into{' '}
-        <code>data/backups</code>. <code>footfall backup now</code> writes one at once.
+        {t.rich('noBackupYet', {
+          folder: <code>{'data/backups'}</code>,
+          command: <code>{'footfall backup now'}</code>,
+        })}
       </p>
     );
   }
   const o = b.offsite;
   return (
     <dl>
-      <Row label="Last backup">
+      <Row label={t('lastBackup')}>
         {b.last_success === null
-          ? 'none yet'
-          : `${when(b.last_success.at)}, ${bytes(b.last_success.bytes ?? 0)}`}
+          ? t('lastBackupNone')
+          : t('backupWhenSize', { when: when(b.last_success.at), size: bytes(b.last_success.bytes ?? 0) })}
       </Row>
       {b.failing && b.last_failure && (
-        <Row label="Last attempt" problem>
-          {`${when(b.last_failure.at)}: failed, ${b.last_failure.reason ?? ''}`}
+        <Row label={t('lastAttempt')} problem>
+          {t('attemptFailed', { when: when(b.last_failure.at), reason: b.last_failure.reason ?? '' })}
         </Row>
       )}
-      <Row label="Off-site copy" problem={o?.failing === true}>
+      <Row label={t('offsiteCopy')} problem={o?.failing === true}>
         {o === null
-          ? 'not set up (FOOTFALL_BACKUP_S3)'
+          ? t('offsiteNotSetUp')
           : o.failing && o.last_failure
-            ? `failed ${when(o.last_failure.at)}: ${o.last_failure.reason ?? ''}`
+            ? t('offsiteFailedAt', { when: when(o.last_failure.at), reason: o.last_failure.reason ?? '' })
             : o.last_success === null
-              ? 'none yet'
+              ? t('offsiteNone')
               : when(o.last_success.at)}
       </Row>
     </dl>
   );
+}
+
+/** The newest day of exchange rates held, and the last download's failure. */
+function rates(x: Schema<'PaymentsHealth'>['exchange_rates']): string {
+  if (x.newest_day === null) return x.error ? t('noRatesYetFailed', { error: x.error }) : t('noRatesYet');
+  return x.error
+    ? t('ratesUpToFailed', { day: x.newest_day, error: x.error })
+    : t('ratesUpTo', { day: x.newest_day });
 }
 
 function Problems({
@@ -79,39 +93,39 @@ function Problems({
   if (!h.engine.ready)
     list.push(
       h.engine.waiting === null
-        ? 'Reports are starting: the analytics database is being opened.'
-        : `Reports are not available: ${h.engine.waiting}`,
+        ? t('reportsStarting')
+        : t('reportsUnavailable', { reason: h.engine.waiting }),
     );
-  if (!h.key_matches)
-    list.push(
-      'The instance key does not match the data: FOOTFALL_SECRET changed, or data/secret.key was replaced. Sealed secrets (two-step, payment and alert secrets) cannot be opened until the original key is back.',
-    );
+  if (!h.key_matches) list.push(t('keyMismatch'));
   for (const g of h.ingest) {
-    if (!g.reachable) list.push(`The ingest gateway ${g.stream} does not answer.`);
+    if (!g.reachable) list.push(t('gatewayNoAnswer', { stream: g.stream }));
     else if (g.state === 'refusing')
       list.push(
-        `The ingest gateway ${g.stream} refuses new visits: ${g.reason ?? 'the disk is full'}. It retries every 30 seconds.`,
+        g.reason === null
+          ? t('gatewayRefusingDiskFull', { stream: g.stream })
+          : t('gatewayRefusing', { stream: g.stream, reason: g.reason }),
       );
   }
-  for (const s of h.writer.stuck_streams)
-    list.push(`Reports stopped reading the write-ahead log ${s.stream}: ${s.error}`);
+  for (const s of h.writer.stuck_streams) list.push(t('walStuck', { stream: s.stream, error: s.error }));
   if (h.writer.failing)
-    list.push(
-      `Writing events into reports keeps failing since ${new Date(h.writer.failing.since).toLocaleString('en-GB')}: ${h.writer.failing.error}`,
-    );
+    list.push(t('writerFailing', { since: when(h.writer.failing.since), error: h.writer.failing.error }));
   if (h.writer.unreadable_records > 0)
-    list.push(
-      `${count(h.writer.unreadable_records)} stored records could not be read and were kept aside in data/quarantine.`,
-    );
+    list.push(t('unreadableRecords', { count: h.writer.unreadable_records }));
   if (h.backups?.failing)
-    list.push(`The last backup failed: ${h.backups.last_failure?.reason ?? 'unknown reason'}.`);
+    list.push(
+      h.backups.last_failure?.reason === undefined
+        ? t('backupFailedUnknown')
+        : t('backupFailed', { reason: h.backups.last_failure.reason }),
+    );
   if (h.backups?.offsite?.failing)
     list.push(
-      `The last off-site copy failed: ${h.backups.offsite.last_failure?.reason ?? 'unknown reason'}.`,
+      h.backups.offsite.last_failure?.reason === undefined
+        ? t('offsiteFailedUnknown')
+        : t('offsiteFailed', { reason: h.backups.offsite.last_failure.reason }),
     );
   if (h.disk.runway_days !== null && h.disk.runway_days < 14)
-    list.push(`The disk fills in about ${Math.floor(h.disk.runway_days)} days at the current rate.`);
-  if (list.length === 0) return <p class="health-ok">Everything works.</p>;
+    list.push(t('diskFills', { count: Math.floor(h.disk.runway_days) }));
+  if (list.length === 0) return <p class="health-ok">{t('everythingWorks')}</p>;
   return (
     // the alert wraps the list: a list with the alert role is no longer a list to assistive technology
     <div role="alert">
@@ -135,10 +149,10 @@ export function HealthScreen() {
   return (
     <main class="page" id="main" tabIndex={-1}>
       <div class="page-head">
-        <h1>Health</h1>
+        <h1>{t('health')}</h1>
         {h && (
           <span class={h.status === 'ok' ? 'badge ok' : 'badge bad'}>
-            {h.status === 'ok' ? 'OK' : 'Needs attention'}
+            {h.status === 'ok' ? t('statusOk') : t('needsAttention')}
           </span>
         )}
       </div>
@@ -151,108 +165,123 @@ export function HealthScreen() {
           </section>
           <div class="health-grid">
             <section class="card" aria-labelledby="h-service">
-              <h2 id="h-service">Service</h2>
+              <h2 id="h-service">{t('service')}</h2>
               <dl>
-                <Row label="Version">{h.version}</Row>
-                <Row label="Up for">{uptime(h.uptime_seconds)}</Row>
-                <Row label="Memory (query process)">{bytes(h.memory.bytes)}</Row>
+                <Row label={t('version')}>{h.version}</Row>
+                <Row label={t('upFor')}>{uptime(h.uptime_seconds)}</Row>
+                <Row label={t('memory')}>{bytes(h.memory.bytes)}</Row>
               </dl>
             </section>
             <section class="card" aria-labelledby="h-events">
-              <h2 id="h-events">Events since start</h2>
+              <h2 id="h-events">{t('eventsSinceStart')}</h2>
               <dl>
-                <Row label="Accepted">{count(h.events.accepted)}</Row>
-                <Row label="Dropped as robots">{count(h.events.dropped_as_bots)}</Row>
-                <Row label="Declined (Do Not Track, GPC)">{count(h.events.declined)}</Row>
-                <Row label="Rejected as malformed">{count(h.events.rejected)}</Row>
-                <Row label="Waiting to reach reports" problem={h.writer.lag_events > 10_000}>
+                <Row label={t('accepted')}>{count(h.events.accepted)}</Row>
+                <Row label={t('droppedAsRobots')}>{count(h.events.dropped_as_bots)}</Row>
+                <Row label={t('droppedByShields')}>{count(h.events.dropped_by_shields)}</Row>
+                <Row label={t('declined')}>{count(h.events.declined)}</Row>
+                <Row label={t('rejected')}>{count(h.events.rejected)}</Row>
+                <Row label={t('waitingForReports')} problem={h.writer.lag_events > 10_000}>
                   {count(h.writer.lag_events)}
                 </Row>
               </dl>
             </section>
             <section class="card" aria-labelledby="h-disk">
-              <h2 id="h-disk">Disk</h2>
+              <h2 id="h-disk">{t('disk')}</h2>
               <dl>
-                <Row label="Data">{bytes(h.disk.data_bytes)}</Row>
-                <Row label="Free on the volume">{bytes(h.disk.free_bytes)}</Row>
-                <Row label="Stored per day (last 7 days)">{count(h.disk.events_per_day)} events</Row>
-                <Row label="Lasts" problem={h.disk.runway_days !== null && h.disk.runway_days < 14}>
+                <Row label={t('data')}>{bytes(h.disk.data_bytes)}</Row>
+                <Row label={t('freeOnVolume')}>{bytes(h.disk.free_bytes)}</Row>
+                <Row label={t('storedPerDay')}>{t('events', { count: h.disk.events_per_day })}</Row>
+                <Row label={t('lasts')} problem={h.disk.runway_days !== null && h.disk.runway_days < 14}>
                   {h.disk.runway_days === null
-                    ? 'no events stored lately'
+                    ? t('noEventsLately')
                     : h.disk.runway_days > 3650
-                      ? 'more than ten years at that rate'
-                      : `about ${count(Math.floor(h.disk.runway_days))} days at that rate`}
+                      ? t('moreThanTenYears')
+                      : t('aboutDays', { count: Math.floor(h.disk.runway_days) })}
                 </Row>
               </dl>
             </section>
             <section class="card" aria-labelledby="h-ingest">
-              <h2 id="h-ingest">Ingest</h2>
+              <h2 id="h-ingest">{t('ingest')}</h2>
               <dl>
                 {h.ingest.map((g) => (
                   <Row
                     key={g.stream}
-                    label={`Gateway ${g.stream}`}
+                    label={t('gateway', { stream: g.stream })}
                     problem={!g.reachable || g.state === 'refusing'}
                   >
                     {!g.reachable
-                      ? 'not answering'
+                      ? t('notAnswering')
                       : g.state === 'refusing'
-                        ? `refusing: ${g.reason}`
-                        : 'accepting'}
+                        ? t('refusing', { reason: g.reason ?? '' })
+                        : t('accepting')}
                   </Row>
                 ))}
               </dl>
             </section>
             <section class="card" aria-labelledby="h-payments">
-              <h2 id="h-payments">Payments</h2>
+              <h2 id="h-payments">{t('payments')}</h2>
               {h.payments === null ? (
-                <p class="muted">No site has a payment connection.</p>
+                <p class="muted">{t('noPaymentConnection')}</p>
               ) : (
                 <dl>
-                  <Row label="Connections">{count(h.payments.connections)}</Row>
-                  <Row label="Last webhook">
+                  <Row label={t('connections')}>{count(h.payments.connections)}</Row>
+                  <Row label={t('lastWebhook')}>
                     {h.payments.last_webhook_at === null
-                      ? 'none yet'
-                      : new Date(h.payments.last_webhook_at).toLocaleString('en-GB')}
+                      ? t('lastWebhookNone')
+                      : when(h.payments.last_webhook_at)}
                   </Row>
-                  <Row label="Waiting for a signing secret" problem={h.payments.waiting > 0}>
+                  <Row label={t('waitingForSecret')} problem={h.payments.waiting > 0}>
                     {h.payments.waiting === 0
-                      ? 'none'
-                      : `${count(h.payments.waiting)} deliveries answered "retry later"`}
+                      ? t('none')
+                      : t('deliveriesRetryLater', { count: h.payments.waiting })}
                   </Row>
                   <Row
-                    label="Last reconciliation"
+                    label={t('lastReconciliation')}
                     problem={
                       h.payments.last_reconciliation !== null && h.payments.last_reconciliation.error !== null
                     }
                   >
                     {h.payments.last_reconciliation === null
-                      ? 'none yet'
-                      : `${new Date(h.payments.last_reconciliation.at).toLocaleString('en-GB')}${h.payments.last_reconciliation.error === null ? '' : ` (failed: ${h.payments.last_reconciliation.error})`}`}
+                      ? t('reconciliationNone')
+                      : h.payments.last_reconciliation.error === null
+                        ? when(h.payments.last_reconciliation.at)
+                        : t('failedAt', {
+                            when: when(h.payments.last_reconciliation.at),
+                            error: h.payments.last_reconciliation.error,
+                          })}
                   </Row>
-                  <Row label="Exchange rates" problem={h.payments.exchange_rates.error !== null}>
-                    {h.payments.exchange_rates.newest_day === null
-                      ? 'none downloaded yet'
-                      : `up to ${h.payments.exchange_rates.newest_day}`}
-                    {h.payments.exchange_rates.error &&
-                      ` (last download failed: ${h.payments.exchange_rates.error})`}
+                  <Row label={t('exchangeRates')} problem={h.payments.exchange_rates.error !== null}>
+                    {rates(h.payments.exchange_rates)}
                   </Row>
                   {h.payments.sources.map((x) => {
                     const r = x.reconciliation;
                     const problem = !x.has_signing_secret || (r !== null && r.error !== null);
+                    const webhooks = x.has_signing_secret
+                      ? x.last_webhook_at === null
+                        ? t('sourceNoWebhookYet')
+                        : t('sourceLastWebhook', { when: when(x.last_webhook_at) })
+                      : x.waiting > 0
+                        ? t('sourceNoSecretWaiting', { count: x.waiting })
+                        : t('sourceNoSecret');
                     return (
                       <Row
                         key={x.id ?? `${x.site_id} ${x.name} ${x.environment}`}
-                        label={`${x.name} (${x.environment})`}
+                        label={t(x.environment === 'sandbox' ? 'sourceSandbox' : 'sourceLive', {
+                          name: x.name,
+                        })}
                         problem={problem}
                       >
-                        {x.has_signing_secret
-                          ? `last webhook ${x.last_webhook_at === null ? 'none yet' : new Date(x.last_webhook_at).toLocaleString('en-GB')}`
-                          : `no signing secret yet${x.waiting > 0 ? `, ${x.waiting} waiting` : ''}`}
-                        {r !== null &&
-                          (r.error === null
-                            ? `; reconciled ${r.attempted_at === null ? 'not yet' : new Date(r.attempted_at).toLocaleString('en-GB')}`
-                            : `; reconciliation failed: ${r.error}`)}
+                        {r === null
+                          ? webhooks
+                          : t('sourceState', {
+                              webhooks,
+                              reconciliation:
+                                r.error !== null
+                                  ? t('sourceReconciliationFailed', { error: r.error })
+                                  : r.attempted_at === null
+                                    ? t('sourceNotReconciled')
+                                    : t('sourceReconciled', { when: when(r.attempted_at) }),
+                            })}
                       </Row>
                     );
                   })}
@@ -260,7 +289,7 @@ export function HealthScreen() {
               )}
             </section>
             <section class="card" aria-labelledby="h-backups">
-              <h2 id="h-backups">Backups</h2>
+              <h2 id="h-backups">{t('backups')}</h2>
               <Backups b={h.backups} />
             </section>
           </div>

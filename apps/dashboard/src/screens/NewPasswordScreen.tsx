@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { ErrorNote, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/auth.ts';
 import { loadSession, session } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 
@@ -16,11 +17,11 @@ export function NewPasswordScreen() {
     await loadSession();
   });
   return (
-    <AuthFrame title="Choose your own password">
-      <p>You signed in with a password someone else was given. Replace it with one only you know.</p>
+    <AuthFrame title={t('chooseOwnPassword')}>
+      <p>{t('replaceGiven')}</p>
       <form onSubmit={form.submit}>
         <InputField
-          label="The password you were given"
+          label={t('givenPassword')}
           error={form.fieldError('current_password')}
           type="password"
           autocomplete="current-password"
@@ -29,8 +30,8 @@ export function NewPasswordScreen() {
           onValue={setCurrent}
         />
         <InputField
-          label="New password"
-          hint="10 characters or more."
+          label={t('newPassword')}
+          hint={t('passwordLength')}
           error={form.fieldError('new_password')}
           type="password"
           autocomplete="new-password"
@@ -41,10 +42,10 @@ export function NewPasswordScreen() {
         />
         <ErrorNote error={form.formError('current_password', 'new_password')} />
         <button class="button" type="submit" disabled={form.busy}>
-          Save and continue
+          {t('saveAndContinue')}
         </button>
       </form>
-      <p class="muted">Signed in as {session.value?.person.email}</p>
+      <p class="muted">{t('signedInAs', { email: session.value?.person.email ?? '' })}</p>
     </AuthFrame>
   );
 }

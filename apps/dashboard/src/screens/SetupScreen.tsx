@@ -3,6 +3,7 @@ import { ApiError, api, unwrap } from '../api/client.ts';
 import { ErrorNote, InputField, Link } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/auth.ts';
 import { navigate, query } from '../router.ts';
 import { startSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
@@ -15,7 +16,7 @@ export function SetupScreen() {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const form = useSubmit(async () => {
-    if (password !== repeat) throw new ApiError(400, 'invalid_body', 'The two passwords differ.', 'repeat');
+    if (password !== repeat) throw new ApiError(400, 'invalid_body', t('passwordsDiffer'), 'repeat');
     const answer = await unwrap(api.POST('/api/v1/setup', { body: { token, email, password } }), {
       signIn: true,
     });
@@ -24,22 +25,20 @@ export function SetupScreen() {
   });
   if (state.data && !state.data.needed) {
     return (
-      <AuthFrame title="Footfall is set up">
-        <p>The first owner exists already.</p>
+      <AuthFrame title={t('isSetUp')}>
+        <p>{t('ownerExists')}</p>
         <Link class="button" href="/login">
-          Sign in
+          {t('signIn')}
         </Link>
       </AuthFrame>
     );
   }
   return (
-    <AuthFrame title="Create the first owner">
-      {!token && (
-        <p class="error">Open the setup link that `footfall start` printed: it carries the setup token.</p>
-      )}
+    <AuthFrame title={t('createFirstOwner')}>
+      {!token && <p class="error">{t('openSetupLink')}</p>}
       <form onSubmit={form.submit}>
         <InputField
-          label="E-mail"
+          label={t('email')}
           error={form.fieldError('email')}
           type="email"
           autocomplete="username"
@@ -48,8 +47,8 @@ export function SetupScreen() {
           onValue={setEmail}
         />
         <InputField
-          label="Password"
-          hint="10 characters or more."
+          label={t('password')}
+          hint={t('passwordLength')}
           error={form.fieldError('password')}
           type="password"
           autocomplete="new-password"
@@ -59,7 +58,7 @@ export function SetupScreen() {
           onValue={setPassword}
         />
         <InputField
-          label="Password again"
+          label={t('passwordAgain')}
           error={form.fieldError('repeat')}
           type="password"
           autocomplete="new-password"
@@ -69,7 +68,7 @@ export function SetupScreen() {
         />
         <ErrorNote error={form.formError('email', 'password', 'repeat')} />
         <button class="button" type="submit" disabled={form.busy || !token}>
-          Create the owner
+          {t('createOwner')}
         </button>
       </form>
     </AuthFrame>

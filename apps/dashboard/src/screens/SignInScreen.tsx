@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/auth.ts';
 import { navigate, query } from '../router.ts';
 import { startSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
@@ -37,9 +38,9 @@ export function SignInScreen() {
   });
   if (challenge) {
     return (
-      <AuthFrame title="Two-step sign-in">
+      <AuthFrame title={t('twoStepSignIn')}>
         <form onSubmit={codeStep.submit}>
-          <Field label="Code" hint="The 6 digits your authenticator app shows, or a recovery code.">
+          <Field label={t('code')} hint={t('codeHint')}>
             {(id, d) => (
               <input
                 id={id}
@@ -55,16 +56,16 @@ export function SignInScreen() {
           </Field>
           <ErrorNote error={codeStep.error} />
           <button class="button" type="submit" disabled={codeStep.busy}>
-            Sign in
+            {t('signIn')}
           </button>
         </form>
       </AuthFrame>
     );
   }
   return (
-    <AuthFrame title="Sign in">
+    <AuthFrame title={t('signIn')}>
       <form onSubmit={passwordStep.submit}>
-        <Field label="E-mail">
+        <Field label={t('email')}>
           {(id) => (
             <input
               id={id}
@@ -76,7 +77,7 @@ export function SignInScreen() {
             />
           )}
         </Field>
-        <Field label="Password">
+        <Field label={t('password')}>
           {(id) => (
             <input
               id={id}
@@ -90,7 +91,7 @@ export function SignInScreen() {
         </Field>
         <ErrorNote error={passwordStep.error} />
         <button class="button" type="submit" disabled={passwordStep.busy}>
-          Sign in
+          {t('signIn')}
         </button>
       </form>
     </AuthFrame>

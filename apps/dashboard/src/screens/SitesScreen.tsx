@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { lazyScreen } from '../components/lazy.tsx';
-import { compact, ErrorNote, Link, Spinner } from '../components/ui.tsx';
+import { ErrorNote, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { compact } from '../i18n/format.ts';
+import { t } from '../i18n/sites.ts';
 import { navigate } from '../router.ts';
 import { isOwner } from '../session.ts';
 import { arrangeSites } from '../sites/arrange.ts';
@@ -25,10 +27,10 @@ const DAY_MS = 86_400_000;
 
 function lastSeenNote(trend: Trend | undefined): string | null {
   if (!trend) return null;
-  if (trend.state === 'waiting') return 'Waiting for the first visit';
+  if (trend.state === 'waiting') return t('waitingFirstVisit');
   const since = trend.last_seen ? Date.now() - Date.parse(trend.last_seen) : 0;
-  if (trend.state === 'stopped') return `Tracking stopped: no visit for ${Math.floor(since / DAY_MS)} days`;
-  if (since > 2 * DAY_MS) return `No visit for ${Math.floor(since / DAY_MS)} days`;
+  if (trend.state === 'stopped') return t('trackingStopped', { count: Math.floor(since / DAY_MS) });
+  if (since > 2 * DAY_MS) return t('noVisitFor', { count: Math.floor(since / DAY_MS) });
   return null;
 }
 
@@ -52,7 +54,8 @@ function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefi
           <span class={trend?.state === 'waiting' ? 'site-card-note' : 'site-card-note warn'}>{note}</span>
         ) : (
           <span class="site-card-number">
-            <strong>{compact(total ?? 0)}</strong> <span class="muted">visitors in 30 days</span>
+            <strong>{compact(total ?? 0)}</strong>{' '}
+            <span class="muted">{t('visitorsIn30Days', { count: total ?? 0 })}</span>
           </span>
         )}
         {trend && trend.state !== 'waiting' && <Sparkline values={trend.visitors} />}
@@ -101,23 +104,21 @@ export function SitesScreen() {
   return (
     <main class="page" id="main" tabIndex={-1}>
       <div class="page-head">
-        <h1>Sites</h1>
+        <h1>{t('sites')}</h1>
         {isOwner.value && (
           <div class="row">
             <button type="button" class="button secondary" onClick={() => setArranging(true)}>
-              Arrange
+              {t('arrange')}
             </button>
             <Link class="button" href="/sites/new">
-              Add a site
+              {t('addSite')}
             </Link>
           </div>
         )}
       </div>
-      {sites.length === 0 && (
-        <p>No site is shared with you yet. Ask an owner of this Footfall to share one.</p>
-      )}
+      {sites.length === 0 && <p>{t('noSiteShared')}</p>}
       {arrangeSites(sites, layout).map((section) => (
-        <section class="site-section" key={section.title ?? ''} aria-label={section.title ?? 'Sites'}>
+        <section class="site-section" key={section.title ?? ''} aria-label={section.title ?? t('sites')}>
           {section.title && <h2>{section.title}</h2>}
           <ul class="site-grid">
             {section.sites.map((site) => (

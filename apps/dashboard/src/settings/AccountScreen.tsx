@@ -1,7 +1,15 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, unwrap } from '../api/client.ts';
-import { ErrorNote, InputField } from '../components/ui.tsx';
+import { ErrorNote, Field, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/account.ts';
+import {
+  browserLanguage,
+  chooseLanguage,
+  chosenLanguage,
+  LANGUAGES,
+  type Language,
+} from '../i18n/language.ts';
 import { session } from '../session.ts';
 import { TwoStep } from './TwoStep.tsx';
 
@@ -12,7 +20,7 @@ function PasswordForm() {
   const [done, setDone] = useState(false);
   const change = useSubmit(async () => {
     setDone(false);
-    if (next !== repeat) throw new ApiError(400, 'invalid_body', 'The two new passwords differ.', 'repeat');
+    if (next !== repeat) throw new ApiError(400, 'invalid_body', t('passwordsDiffer'), 'repeat');
     await unwrap(
       api.PUT('/api/v1/account/password', { body: { current_password: current, new_password: next } }),
     );
@@ -24,7 +32,7 @@ function PasswordForm() {
   return (
     <form class="form-narrow" onSubmit={change.submit}>
       <InputField
-        label="Current password"
+        label={t('currentPassword')}
         error={change.fieldError('current_password')}
         type="password"
         autocomplete="current-password"
@@ -33,8 +41,8 @@ function PasswordForm() {
         onValue={setCurrent}
       />
       <InputField
-        label="New password"
-        hint="10 characters or more."
+        label={t('newPassword')}
+        hint={t('passwordLength')}
         error={change.fieldError('new_password')}
         type="password"
         autocomplete="new-password"
@@ -44,7 +52,7 @@ function PasswordForm() {
         onValue={setNext}
       />
       <InputField
-        label="New password again"
+        label={t('newPasswordAgain')}
         error={change.fieldError('repeat')}
         type="password"
         autocomplete="new-password"
@@ -53,30 +61,62 @@ function PasswordForm() {
         onValue={setRepeat}
       />
       <ErrorNote error={change.formError('current_password', 'new_password', 'repeat')} />
-      {done && <p role="status">Your password is changed. Your other sessions are signed out.</p>}
+      {done && <p role="status">{t('passwordChanged')}</p>}
       <button class="button" type="submit" disabled={change.busy}>
-        Change the password
+        {t('changePassword')}
       </button>
     </form>
   );
 }
 
-/** The signed-in person's own account: password and two-step. */
+/**
+ * The dashboard's language in this browser: the browser's own (named, so it is clear what that
+ * is) or one chosen; each written in its own language. Choosing reloads the page in it.
+ */
+function LanguageChoice() {
+  return (
+    <div class="form-narrow">
+      <Field label={t('languageLabel')} hint={t('languageHint')}>
+        {(id, describedBy) => (
+          <select
+            id={id}
+            aria-describedby={describedBy}
+            value={chosenLanguage() ?? 'browser'}
+            onChange={(e) => chooseLanguage(e.currentTarget.value as Language | 'browser')}
+          >
+            <option value="browser">{t('browserLanguage', { name: LANGUAGES[browserLanguage()] })}</option>
+            {Object.entries(LANGUAGES).map(([code, name]) => (
+              <option key={code} value={code} lang={code}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+    </div>
+  );
+}
+
+/** The signed-in person's own account: password, two-step and the dashboard's language. */
 export function AccountScreen() {
   const person = session.value?.person;
   return (
     <main class="page" id="main" tabIndex={-1}>
-      <h1>Your account</h1>
+      <h1>{t('yourAccount')}</h1>
       <p class="muted">
-        {person?.email} · {person?.role === 'owner' ? 'Owner' : 'Viewer'}
+        {person?.email} · {person?.role === 'owner' ? t('owner') : t('viewer')}
       </p>
       <section class="section card">
-        <h2>Password</h2>
+        <h2>{t('password')}</h2>
         <PasswordForm />
       </section>
       <section class="section card">
-        <h2>Two-step sign-in</h2>
+        <h2>{t('twoStepSignIn')}</h2>
         <TwoStep />
+      </section>
+      <section class="section card">
+        <h2>{t('language')}</h2>
+        <LanguageChoice />
       </section>
     </main>
   );

@@ -3,22 +3,21 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { formatDateTime } from '../i18n/format.ts';
+import { t } from '../i18n/siteSettings.ts';
 
 type Destination = Schema<'AlertDestination'>;
 type Kind = Destination['kinds'][number];
 
 /** Each kind in words, in the order the API lists them. */
 const KINDS: [Kind, string][] = [
-  ['tracking_stopped', 'Tracking stopped'],
-  ['busy_day', 'A busy day'],
-  ['payment', 'Someone paid'],
-  ['disk_filling', 'Disk filling'],
-  ['health', 'Health problems'],
-  ['milestone', 'Milestone reached'],
+  ['tracking_stopped', t('alertTrackingStopped')],
+  ['busy_day', t('alertBusyDay')],
+  ['payment', t('alertPayment')],
+  ['disk_filling', t('alertDiskFilling')],
+  ['health', t('alertHealth')],
+  ['milestone', t('alertMilestone')],
 ];
-
-const when = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * A site's alert destinations (owners): each with the kinds it receives (ticked here), its last
@@ -43,20 +42,15 @@ export function AlertSettings({ site }: { site: string }) {
   const emailReady = list.data?.email_ready ?? false;
   return (
     <div class="stack">
-      <p class="muted">
-        Footfall tells these destinations when tracking stops, on a busy day, when someone pays, when the disk
-        is filling up and when Footfall itself has a problem; and, if you tick it, when the site reaches a
-        milestone.
-      </p>
+      <p class="muted">{t('alertsIntro')}</p>
       <ErrorNote error={list.error} />
       {!list.data && !list.error && <Spinner />}
       {secret && (
-        <ShownOnce secret={secret} copyLabel="Copy the signing secret" onDone={() => setSecret(null)}>
-          The webhook's signing secret, shown only now: each post carries Footfall-Signature, an HMAC-SHA256
-          of the timestamp and the body with this secret, so the receiver can check it came from here.
+        <ShownOnce secret={secret} copyLabel={t('copySigningSecret')} onDone={() => setSecret(null)}>
+          {t('signingSecretNote')}
         </ShownOnce>
       )}
-      {list.data && list.data.destinations.length === 0 && <p>No alert destination yet.</p>}
+      {list.data && list.data.destinations.length === 0 && <p>{t('noDestinationYet')}</p>}
       {list.data && list.data.destinations.length > 0 && (
         <ul class="alert-list">
           {list.data.destinations.map((d) => (
@@ -65,9 +59,9 @@ export function AlertSettings({ site }: { site: string }) {
         </ul>
       )}
       {list.data && (
-        <form class="form-narrow" onSubmit={add.submit} aria-label="New alert destination">
+        <form class="form-narrow" onSubmit={add.submit} aria-label={t('newDestination')}>
           <fieldset class="row choice">
-            <legend>Send alerts to</legend>
+            <legend>{t('sendAlertsTo')}</legend>
             <label class="check">
               <input
                 type="radio"
@@ -75,7 +69,7 @@ export function AlertSettings({ site }: { site: string }) {
                 checked={channel === 'webhook'}
                 onChange={() => setChannel('webhook')}
               />
-              <span>a webhook</span>
+              <span>{t('aWebhook')}</span>
             </label>
             <label class="check">
               <input
@@ -85,24 +79,22 @@ export function AlertSettings({ site }: { site: string }) {
                 disabled={!emailReady}
                 onChange={() => setChannel('email')}
               />
-              <span>an e-mail address</span>
+              <span>{t('anEmailAddress')}</span>
             </label>
           </fieldset>
-          {!emailReady && <p class="muted small">E-mail needs FOOTFALL_SMTP_URL on the server.</p>}
+          {!emailReady && <p class="muted small">{t('emailNeedsSmtp', { variable: 'FOOTFALL_SMTP_URL' })}</p>}
           <InputField
-            label={channel === 'webhook' ? 'Webhook URL' : 'E-mail address'}
+            label={channel === 'webhook' ? t('webhookUrl') : t('emailAddress')}
             type={channel === 'webhook' ? 'url' : 'email'}
             inputMode={channel === 'webhook' ? 'url' : 'email'}
-            hint={
-              channel === 'webhook' ? 'Footfall posts JSON there; private addresses are refused.' : undefined
-            }
+            hint={channel === 'webhook' ? t('webhookHint') : undefined}
             value={target}
             onValue={setTarget}
             maxLength={channel === 'webhook' ? 2000 : 320}
           />
           <ErrorNote error={add.error} />
           <button class="button primary" type="submit" disabled={add.busy || !target.trim()}>
-            Add the destination
+            {t('addDestination')}
           </button>
         </form>
       )}
@@ -148,7 +140,8 @@ function DestinationRow(props: { site: string; destination: Destination; onChang
     <li class="alert-destination stack">
       <div class="row spread">
         <span class="alert-target">
-          <span class="badge">{d.channel === 'email' ? 'E-mail' : 'Webhook'}</span> <code>{name}</code>
+          <span class="badge">{d.channel === 'email' ? t('badgeEmail') : t('badgeWebhook')}</span>{' '}
+          <code>{name}</code>
         </span>
         <span class="row">
           <button
@@ -157,7 +150,8 @@ function DestinationRow(props: { site: string; destination: Destination; onChang
             disabled={test.busy}
             onClick={() => test.submit()}
           >
-            Send a test alert<span class="visually-hidden"> to {name}</span>
+            {t('sendTestAlert')}
+            <span class="visually-hidden">{t('sendTestAlertHidden', { name })}</span>
           </button>
           <button
             type="button"
@@ -165,12 +159,13 @@ function DestinationRow(props: { site: string; destination: Destination; onChang
             disabled={remove.busy}
             onClick={() => remove.submit()}
           >
-            Remove<span class="visually-hidden"> {name}</span>
+            {t('remove')}
+            <span class="visually-hidden"> {name}</span>
           </button>
         </span>
       </div>
       <fieldset class="alert-kinds">
-        <legend class="visually-hidden">Alerts sent to {name}</legend>
+        <legend class="visually-hidden">{t('alertsSentTo', { name })}</legend>
         {KINDS.map(([kind, label]) => (
           <label class="check" key={kind}>
             <input
@@ -186,13 +181,13 @@ function DestinationRow(props: { site: string; destination: Destination; onChang
       <p class="muted small" role="status">
         {tested
           ? tested.delivered
-            ? 'The test alert was delivered.'
-            : `The test alert was not delivered: ${tested.error}.`
+            ? t('testDelivered')
+            : t('testNotDelivered', { error: String(tested.error) })
           : d.last_failure
-            ? `Last failure ${when(d.last_failure.at)}: ${d.last_failure.message}.`
+            ? t('lastFailure', { when: formatDateTime(d.last_failure.at), message: d.last_failure.message })
             : d.last_sent_at
-              ? `Last sent ${when(d.last_sent_at)}.`
-              : 'Nothing sent yet.'}
+              ? t('lastSent', { when: formatDateTime(d.last_sent_at) })
+              : t('nothingSentYet')}
       </p>
       <ErrorNote error={test.error ?? changeError ?? remove.error} />
     </li>

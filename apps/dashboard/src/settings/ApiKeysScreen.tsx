@@ -3,14 +3,16 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/account.ts';
+import { formatDate } from '../i18n/format.ts';
 import { ago } from '../site/time.ts';
 import { SettingsNav } from './SettingsNav.tsx';
 import { SitesChooser } from './SitesChooser.tsx';
 
 /** The sites a key reads, as the list says it. */
 function keySites(k: Schema<'ApiKey'>, sites: Schema<'Site'>[] | undefined): string {
-  if (k.sites === null) return 'Every site';
-  if (k.sites.length === 0) return 'None (its sites were deleted)';
+  if (k.sites === null) return t('everySite');
+  if (k.sites.length === 0) return t('sitesDeleted');
   return k.sites.map((id) => sites?.find((s) => s.id === id)?.domain ?? id).join(', ');
 }
 
@@ -31,14 +33,14 @@ function KeyRow(props: {
         <code>{k.start}…</code>
       </td>
       <td>{keySites(k, props.sites)}</td>
-      <td>{new Date(k.created_at).toLocaleDateString('en-GB', { dateStyle: 'medium' })}</td>
-      <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
+      <td>{formatDate(k.created_at)}</td>
+      <td>{k.last_used_at ? ago(k.last_used_at) : t('never')}</td>
       <td>
         <span class="row">
           <ConfirmAction
-            ask="Revoke…"
-            askLabel={`Revoke the key ${k.name}…`}
-            confirm={`Revoke ${k.name}`}
+            ask={t('revoke')}
+            askLabel={t('revokeKeyLabel', { name: k.name })}
+            confirm={t('revokeKey', { name: k.name })}
             busy={revoke.busy}
             onConfirm={() => revoke.submit()}
           />
@@ -70,33 +72,30 @@ export function ApiKeysScreen() {
   });
   return (
     <main class="page" id="main" tabIndex={-1}>
-      <h1>Settings</h1>
+      <h1>{t('settings')}</h1>
       <SettingsNav />
       <section class="section">
-        <h2>API keys</h2>
-        <p class="muted">
-          A key reads through /api/v1 and the MCP server (/mcp) every site, or only the sites you choose. It
-          cannot change anything.
-        </p>
+        <h2>{t('apiKeys')}</h2>
+        <p class="muted">{t('apiKeysIntro')}</p>
         {created && (
-          <ShownOnce secret={created.key} copyLabel="Copy the key" onDone={() => setCreated(undefined)}>
-            <strong>{created.api_key.name}</strong>: copy the key now. It is not shown again.
+          <ShownOnce secret={created.key} copyLabel={t('copyKey')} onDone={() => setCreated(undefined)}>
+            {t.rich('copyKeyNow', { name: <strong>{created.api_key.name}</strong> })}
           </ShownOnce>
         )}
         <form class="stack" onSubmit={create.submit}>
           <InputField
-            label="Name of a new key"
+            label={t('newKeyName')}
             error={create.fieldError('name')}
             required
             maxLength={100}
-            placeholder="Reporting script"
+            placeholder={t('newKeyNamePlaceholder')}
             value={name}
             onValue={setName}
           />
           {sites.data && sites.data.sites.length > 1 && (
             <SitesChooser
               name="new-key-sites"
-              legend="Sites the new key reads"
+              legend={t('newKeySites')}
               sites={sites.data.sites}
               all={all}
               chosen={chosen}
@@ -108,26 +107,26 @@ export function ApiKeysScreen() {
           )}
           <div class="row">
             <button type="submit" class="button" disabled={create.busy}>
-              Create the key
+              {t('createKey')}
             </button>
           </div>
         </form>
         <ErrorNote error={create.formError('name')} />
         <ErrorNote error={keys.error} />
         {!keys.data && !keys.error && <Spinner />}
-        {keys.data && keys.data.api_keys.length === 0 && <p class="muted">No key yet.</p>}
+        {keys.data && keys.data.api_keys.length === 0 && <p class="muted">{t('noKey')}</p>}
         {keys.data && keys.data.api_keys.length > 0 && (
           <div class="table-scroll">
             <table class="data">
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Starts with</th>
-                  <th scope="col">Sites</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
+                  <th scope="col">{t('name')}</th>
+                  <th scope="col">{t('startsWith')}</th>
+                  <th scope="col">{t('sites')}</th>
+                  <th scope="col">{t('created')}</th>
+                  <th scope="col">{t('lastUsed')}</th>
                   <th scope="col">
-                    <span class="visually-hidden">Actions</span>
+                    <span class="visually-hidden">{t('actions')}</span>
                   </th>
                 </tr>
               </thead>

@@ -2,10 +2,17 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Field, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/siteSettings.ts';
 
-/** What the API uses for a field left empty (packages/control/src/consent-bar.ts). */
+/**
+ * What the API uses for a field left empty (packages/control/src/consent-bar.ts), and the bar's
+ * buttons as the tracker draws them (packages/tracker/src/browser/consent-bar.ts). The bar speaks
+ * English to visitors whatever the dashboard's language, so the preview shows these as they are.
+ */
 const DEFAULT_TEXT =
-  'May we count your visit? Our analytics are privacy-friendly: no ads, no tracking across sites.';
+  'May we count your visit? Our analytics are privacy-friendly: no ads, no tracking across sites.'; // not text
+const DECLINE = 'Decline'; // not text
+const ACCEPT = 'Accept'; // not text
 const DEFAULT_BACKGROUND = '#1f2937';
 const DEFAULT_FOREGROUND = '#ffffff';
 
@@ -41,19 +48,14 @@ export function ConsentBarSettings(props: { site: Schema<'Site'>; onSaved: (site
       <label class="check">
         <input type="checkbox" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
         <span>
-          Show Footfall's consent bar
+          {t('showConsentBar')}
           <span class="hint muted">
             {' '}
-            — visitors are counted only after they accept, and never after they decline. Leave it off if your
-            site has its own consent manager (call <code>footfall('consent', true)</code> from it).
+            {t.rich('consentBarHint', { code: <code>{"footfall('consent', true)"}</code> })}
           </span>
         </span>
       </label>
-      <Field
-        label="Text"
-        hint="Up to 300 characters; empty for the default."
-        error={save.fieldError('consent_text')}
-      >
+      <Field label={t('consentText')} hint={t('consentTextHint')} error={save.fieldError('consent_text')}>
         {(id, d) => (
           <textarea
             id={id}
@@ -68,14 +70,14 @@ export function ConsentBarSettings(props: { site: Schema<'Site'>; onSaved: (site
       </Field>
       <div class="row">
         <InputField
-          label="Bar colour"
+          label={t('barColour')}
           error={save.fieldError('consent_background')}
           type="color"
           value={background}
           onValue={setBackground}
         />
         <InputField
-          label="Text colour"
+          label={t('textColour')}
           error={save.fieldError('consent_foreground')}
           type="color"
           value={foreground}
@@ -85,23 +87,19 @@ export function ConsentBarSettings(props: { site: Schema<'Site'>; onSaved: (site
       <div
         class="consent-preview"
         style={{ background, color: foreground }}
-        aria-label="Preview of the bar"
+        aria-label={t('barPreview')}
         role="img"
       >
         <span>{text.trim() || DEFAULT_TEXT}</span>
         <span class="consent-preview-buttons" aria-hidden="true">
-          <span style={{ borderColor: foreground }}>Decline</span>
-          <span style={{ background: foreground, color: background }}>Accept</span>
+          <span style={{ borderColor: foreground }}>{DECLINE}</span>
+          <span style={{ background: foreground, color: background }}>{ACCEPT}</span>
         </span>
       </div>
       <ErrorNote error={save.formError('consent_text', 'consent_background', 'consent_foreground')} />
-      {saved && (
-        <p role="status">
-          Saved. Browsers that already hold the site's script get the new one within the hour.
-        </p>
-      )}
+      {saved && <p role="status">{t('consentSaved')}</p>}
       <button class="button" type="submit" disabled={save.busy}>
-        Save the consent bar
+        {t('saveConsentBar')}
       </button>
     </form>
   );

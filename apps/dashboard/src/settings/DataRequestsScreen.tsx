@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, InputField } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/account.ts';
 import { SettingsNav } from './SettingsNav.tsx';
 
 /**
@@ -31,18 +32,14 @@ export function DataRequestsScreen() {
   const domain = (id: string) => sites.data?.sites.find((s) => s.id === id)?.domain ?? id;
   return (
     <main class="page" id="main" tabIndex={-1}>
-      <h1>Settings</h1>
+      <h1>{t('settings')}</h1>
       <SettingsNav />
       <section class="section">
-        <h2>Data requests</h2>
-        <p class="muted">
-          When someone asks what Footfall holds about them, or to erase it: visits carry no e-mail address or
-          name, so what can name a person is in the payment webhooks stored for revenue. Look the address up
-          first; nothing changes until you erase.
-        </p>
+        <h2>{t('dataRequests')}</h2>
+        <p class="muted">{t('dataRequestsIntro')}</p>
         <form class="stack" onSubmit={find.submit}>
           <InputField
-            label="The person's e-mail address"
+            label={t('personEmail')}
             type="email"
             autocomplete="off"
             required
@@ -56,7 +53,7 @@ export function DataRequestsScreen() {
           />
           <div class="row">
             <button type="submit" class="button" disabled={find.busy}>
-              Look up
+              {t('lookUp')}
             </button>
           </div>
         </form>
@@ -65,14 +62,14 @@ export function DataRequestsScreen() {
           <div class="card notice-card data-found" role="status">
             <p>{found.answer.message}</p>
             {found.answer.sites.length > 0 && (
-              <p class="muted">Sites: {found.answer.sites.map(domain).join(', ')}</p>
+              <p class="muted">{t('sitesList', { sites: found.answer.sites.map(domain).join(', ') })}</p>
             )}
             {found.answer.payloads > 0 && (
               <div class="row">
                 <ConfirmAction
-                  ask="Erase…"
-                  askLabel={`Erase what is held about ${found.email}…`}
-                  confirm={`Erase the data of ${found.email}`}
+                  ask={t('erase')}
+                  askLabel={t('eraseLabel', { email: found.email })}
+                  confirm={t('eraseConfirm', { email: found.email })}
                   busy={erase.busy}
                   onConfirm={() => erase.submit()}
                 />
@@ -84,7 +81,9 @@ export function DataRequestsScreen() {
         {erased && (
           <div class="card notice-card data-erased" role="status">
             <p>{erased.message}</p>
-            {erased.sites.length > 0 && <p class="muted">Sites: {erased.sites.map(domain).join(', ')}</p>}
+            {erased.sites.length > 0 && (
+              <p class="muted">{t('sitesList', { sites: erased.sites.map(domain).join(', ') })}</p>
+            )}
           </div>
         )}
       </section>

@@ -3,11 +3,13 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/siteSettings.ts';
 
 type Funnel = Schema<'Funnel'>;
 type StepInput = { kind: 'page' | 'event'; match: string };
 
-const stepWords = (s: Funnel['steps'][number]) => (s.kind === 'page' ? s.match : `event ${s.match}`);
+const stepWords = (s: Funnel['steps'][number]) =>
+  s.kind === 'page' ? s.match : t('stepEvent', { match: s.match });
 
 /**
  * A site's funnels (owners): the list with each one's steps, deleting one, and a form for a new one:
@@ -60,9 +62,7 @@ export function FunnelSettings({ site }: { site: string }) {
     <div class="stack">
       <ErrorNote error={list.error ?? removeError} />
       {!list.data && !list.error && <Spinner />}
-      {list.data && list.data.funnels.length === 0 && (
-        <p class="muted">No funnel yet. The report shows how many visitors go through each step, in order.</p>
-      )}
+      {list.data && list.data.funnels.length === 0 && <p class="muted">{t('noFunnelYet')}</p>}
       {list.data && list.data.funnels.length > 0 && (
         <ul class="goal-list">
           {list.data.funnels.map((f) => (
@@ -70,14 +70,19 @@ export function FunnelSettings({ site }: { site: string }) {
               <span>
                 <strong>{f.name}</strong>{' '}
                 <span class="muted">
-                  {f.steps.map(stepWords).join(' → ')} (
-                  {f.within_days === null ? 'one visit' : `${f.within_days} days`})
+                  {t('funnelSteps', {
+                    steps: f.steps.map(stepWords).join(' → '),
+                    within:
+                      f.within_days === null
+                        ? t('withinOneVisit')
+                        : t('withinDays', { count: f.within_days }),
+                  })}
                 </span>
               </span>
               <ConfirmAction
-                ask="Delete…"
-                askLabel={`Delete the funnel ${f.name}`}
-                confirm="Delete"
+                ask={t('deleteAsk')}
+                askLabel={t('deleteFunnel', { name: f.name })}
+                confirm={t('delete')}
                 busy={removing}
                 onConfirm={() => void remove(f)}
               />
@@ -85,29 +90,29 @@ export function FunnelSettings({ site }: { site: string }) {
           ))}
         </ul>
       )}
-      <form class="form-narrow" onSubmit={add.submit} aria-label="New funnel">
-        <InputField label="Name of the funnel" value={name} onValue={setName} maxLength={120} />
+      <form class="form-narrow" onSubmit={add.submit} aria-label={t('newFunnel')}>
+        <InputField label={t('funnelName')} value={name} onValue={setName} maxLength={120} />
         <fieldset class="funnel-edit">
-          <legend>Steps, in order</legend>
+          <legend>{t('stepsInOrder')}</legend>
           <ol class="stack">
             {steps.map((s, i) => (
               <li class="row" key={i}>
-                <Field label={`Step ${i + 1}`}>
+                <Field label={t('stepNumber', { number: i + 1 })}>
                   {(id) => (
                     <span class="row">
                       <select
-                        aria-label={`Step ${i + 1} is`}
+                        aria-label={t('stepNumberIs', { number: i + 1 })}
                         value={s.kind}
                         onChange={(e) => setStep(i, { kind: e.currentTarget.value as StepInput['kind'] })}
                       >
-                        <option value="page">a page</option>
-                        <option value="event">a custom event</option>
+                        <option value="page">{t('aPage')}</option>
+                        <option value="event">{t('aCustomEvent')}</option>
                       </select>
                       <input
                         id={id}
                         value={s.match}
                         spellcheck={false}
-                        placeholder={s.kind === 'page' ? '/pricing' : 'Signup'}
+                        placeholder={s.kind === 'page' ? '/pricing' : t('eventExample')}
                         onInput={(e) => setStep(i, { match: e.currentTarget.value })}
                       />
                     </span>
@@ -119,7 +124,8 @@ export function FunnelSettings({ site }: { site: string }) {
                     class="button small secondary"
                     onClick={() => setSteps(steps.filter((_, k) => k !== i))}
                   >
-                    Remove<span class="visually-hidden"> step {i + 1}</span>
+                    {t('remove')}
+                    <span class="visually-hidden">{t('removeStepHidden', { number: i + 1 })}</span>
                   </button>
                 )}
               </li>
@@ -131,13 +137,13 @@ export function FunnelSettings({ site }: { site: string }) {
               class="button small secondary"
               onClick={() => setSteps([...steps, { kind: 'page', match: '' }])}
             >
-              Add a step
+              {t('addStep')}
             </button>
           )}
         </fieldset>
         <InputField
-          label="Within days (optional)"
-          hint="empty: every step in one visit; a number from 1 to 90: across visits, from the first step"
+          label={t('withinDaysOptional')}
+          hint={t('withinDaysHint')}
           inputMode="numeric"
           value={days}
           onValue={setDays}
@@ -149,7 +155,7 @@ export function FunnelSettings({ site }: { site: string }) {
           type="submit"
           disabled={add.busy || !name.trim() || steps.some((s) => !s.match.trim())}
         >
-          Add the funnel
+          {t('addFunnel')}
         </button>
       </form>
     </div>

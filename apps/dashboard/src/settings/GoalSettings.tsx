@@ -3,13 +3,16 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Field, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/siteSettings.ts';
 
 type Goal = Schema<'Goal'>;
 
 const describe = (g: Goal) =>
   g.kind === 'page'
-    ? `a page matching ${g.match}`
-    : `the event ${g.match}${g.prop ? ` with ${g.prop.key} = ${g.prop.value}` : ''}`;
+    ? t('goalPage', { match: g.match })
+    : g.prop
+      ? t('goalEventWithProp', { match: g.match, key: g.prop.key, value: g.prop.value })
+      : t('goalEvent', { match: g.match });
 
 /**
  * A site's goals (owners): the list, a form for a new one (a page path where * matches anything,
@@ -58,9 +61,7 @@ export function GoalSettings({ site }: { site: string }) {
     <div class="stack">
       <ErrorNote error={list.error ?? removeError} />
       {!list.data && !list.error && <Spinner />}
-      {list.data && list.data.goals.length === 0 && (
-        <p class="muted">No goal yet. The report counts the visitors who reach each goal, and their share.</p>
-      )}
+      {list.data && list.data.goals.length === 0 && <p class="muted">{t('noGoalYet')}</p>}
       {list.data && list.data.goals.length > 0 && (
         <ul class="goal-list">
           {list.data.goals.map((g) => (
@@ -69,23 +70,24 @@ export function GoalSettings({ site }: { site: string }) {
                 <strong>{g.name}</strong> <span class="muted">{describe(g)}</span>
               </span>
               <button type="button" class="button small" onClick={() => remove(g)}>
-                Delete<span class="visually-hidden"> the goal {g.name}</span>
+                {t('delete')}
+                <span class="visually-hidden">{t('deleteGoalHidden', { name: g.name })}</span>
               </button>
             </li>
           ))}
         </ul>
       )}
-      <form class="form-narrow" onSubmit={add.submit} aria-label="New goal">
-        <Field label="Name of the goal">
+      <form class="form-narrow" onSubmit={add.submit} aria-label={t('newGoal')}>
+        <Field label={t('goalName')}>
           {(id) => (
             <input id={id} value={name} maxLength={120} onInput={(e) => setName(e.currentTarget.value)} />
           )}
         </Field>
         <fieldset class="row choice">
-          <legend>Reached by</legend>
+          <legend>{t('reachedBy')}</legend>
           <label class="check">
             <input type="radio" name="goal-kind" checked={kind === 'page'} onChange={() => setKind('page')} />
-            <span>a page view</span>
+            <span>{t('aPageView')}</span>
           </label>
           <label class="check">
             <input
@@ -94,12 +96,12 @@ export function GoalSettings({ site }: { site: string }) {
               checked={kind === 'event'}
               onChange={() => setKind('event')}
             />
-            <span>a custom event</span>
+            <span>{t('aCustomEvent')}</span>
           </label>
         </fieldset>
         <Field
-          label={kind === 'page' ? 'Page path' : 'Event name'}
-          hint={kind === 'page' ? '* matches anything: /thanks, /blog/*' : 'as the tracker sends it: Signup'}
+          label={kind === 'page' ? t('pagePath') : t('eventName')}
+          hint={kind === 'page' ? t('pagePathHint') : t('eventNameHint')}
         >
           {(id, describedBy) => (
             <input
@@ -113,7 +115,7 @@ export function GoalSettings({ site }: { site: string }) {
         </Field>
         {kind === 'event' && (
           <div class="field-row">
-            <Field label="Property (optional)">
+            <Field label={t('propertyOptional')}>
               {(id) => (
                 <input
                   id={id}
@@ -123,7 +125,7 @@ export function GoalSettings({ site }: { site: string }) {
                 />
               )}
             </Field>
-            <Field label="Value">
+            <Field label={t('value')}>
               {(id) => (
                 <input
                   id={id}
@@ -138,7 +140,7 @@ export function GoalSettings({ site }: { site: string }) {
         )}
         <ErrorNote error={add.error} />
         <button class="button primary" type="submit" disabled={add.busy || !name.trim() || !match.trim()}>
-          Add the goal
+          {t('addGoal')}
         </button>
       </form>
     </div>

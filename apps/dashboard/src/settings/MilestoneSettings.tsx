@@ -2,23 +2,24 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { formatDate } from '../i18n/format.ts';
+import { t } from '../i18n/siteSettings.ts';
 import { milestoneCardUrl, PublicLink } from '../site/Milestones.tsx';
 
 type Kind = Schema<'MilestoneKindName'>;
 
 /** Each kind in words, in the order the API lists them. */
 const KINDS: [Kind, string][] = [
-  ['visitors', 'Visitors: 100, 250, 500, 1,000 …'],
-  ['pageviews', 'Pageviews: 100, 250, 500, 1,000 …'],
-  ['countries', 'Countries visitors came from: 5, 10, 25 …'],
-  ['revenue', 'Revenue: 100, 250, 500 … in the site currency'],
-  ['record_day', 'A record day'],
-  ['first_goal', 'The first goal reached'],
-  ['first_sale', 'The first sale'],
+  ['visitors', t('milestoneVisitors')],
+  ['pageviews', t('milestonePageviews')],
+  ['countries', t('milestoneCountries')],
+  ['revenue', t('milestoneRevenue')],
+  ['record_day', t('milestoneRecordDay')],
+  ['first_goal', t('milestoneFirstGoal')],
+  ['first_sale', t('milestoneFirstSale')],
 ];
 
-const longDay = (day: string) =>
-  new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const longDay = (day: string) => formatDate(`${day}T00:00:00Z`, 'UTC');
 
 /**
  * A site's milestones (owners): which kinds Footfall looks for, and what the site reached, each
@@ -49,15 +50,12 @@ export function MilestoneSettings({ site }: { site: string }) {
   };
   return (
     <div class="stack">
-      <p class="muted">
-        Once a day, when the site's day is over, Footfall looks at what it reached and shows each new
-        milestone above the report, with a card to post.
-      </p>
+      <p class="muted">{t('milestonesIntro')}</p>
       <ErrorNote error={list.error} />
       {!list.data && !list.error && <Spinner />}
       {list.data && (
         <fieldset class="stack">
-          <legend>Look for</legend>
+          <legend>{t('lookFor')}</legend>
           {KINDS.map(([kind, words]) => (
             <label class="check" key={kind}>
               <input
@@ -72,7 +70,7 @@ export function MilestoneSettings({ site }: { site: string }) {
           <ErrorNote error={error} />
         </fieldset>
       )}
-      {list.data && list.data.milestones.length === 0 && <p>No milestone reached yet.</p>}
+      {list.data && list.data.milestones.length === 0 && <p>{t('noMilestoneYet')}</p>}
       {list.data && list.data.milestones.length > 0 && (
         <ul class="share-list">
           {list.data.milestones.map((m) => (
@@ -81,7 +79,8 @@ export function MilestoneSettings({ site }: { site: string }) {
                 <strong>{m.headline}</strong>
                 <span class="muted">{longDay(m.day)}</span>
                 <a href={milestoneCardUrl(site, m)} target="_blank" rel="noreferrer">
-                  Card<span class="visually-hidden"> of {m.headline}</span>
+                  {t('card')}
+                  <span class="visually-hidden">{t('cardOfHidden', { headline: m.headline })}</span>
                 </a>
               </div>
               <PublicLink site={site} milestone={m} onChanged={list.reload} />

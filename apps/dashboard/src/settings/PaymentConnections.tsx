@@ -3,47 +3,39 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { CopyButton, ErrorNote, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/connections.ts';
+import { formatDateTime } from '../i18n/format.ts';
 
 type Connection = Schema<'PaymentConnection'>;
 type Made = Schema<'PaymentConnectionWithSecret'>;
 type Provider = Schema<'PaymentProvider'>;
 type Choice = Exclude<Provider, 'custom'> | 'custom';
 
-/** The providers in the order people look for them; "Anything else" is the custom webhook. */
-const CHOICES: { id: Choice; name: string; key: string }[] = [
-  {
-    id: 'stripe',
-    name: 'Stripe',
-    key: 'a restricted key (rk_live_… or rk_test_…) with read access and permission to write webhook endpoints',
-  },
-  {
-    id: 'paddle',
-    name: 'Paddle',
-    key: 'an API key (pdl_live_apikey_… or pdl_sdbx_apikey_…) that reads transactions and adjustments and writes notification settings',
-  },
-  {
-    id: 'lemonsqueezy',
-    name: 'Lemon Squeezy',
-    key: 'an API key (Settings → API) made in live or test mode',
-  },
-  {
-    id: 'polar',
-    name: 'Polar',
-    key: 'an Organization Access Token with the scopes orders:read, refunds:read and webhooks:write',
-  },
-  { id: 'dodo', name: 'Dodo Payments', key: 'an API key (Developer → API Keys) of live or test mode' },
-  { id: 'custom', name: 'Anything else (custom webhook)', key: '' },
+/**
+ * The providers in the order people look for them; "Anything else" is the custom webhook. `name`
+ * is what a connection's line calls it, `option` its line in the list, `paste` the key to paste.
+ */
+const CHOICES: { id: Choice; name: string; option?: string; paste: string }[] = [
+  { id: 'stripe', name: 'Stripe', paste: t('pasteStripe') },
+  { id: 'paddle', name: 'Paddle', paste: t('pastePaddle') },
+  { id: 'lemonsqueezy', name: 'Lemon Squeezy', paste: t('pasteLemonSqueezy') },
+  { id: 'polar', name: 'Polar', paste: t('pastePolar') }, // not text
+  { id: 'dodo', name: 'Dodo Payments', paste: t('pasteDodo') }, // not text
+  { id: 'custom', name: t('anythingElse'), option: t('anythingElseOption'), paste: '' },
 ];
-const nameOf = (p: Provider) => CHOICES.find((c) => c.id === p)?.name.replace(/ \(.*\)$/, '') ?? p;
+const nameOf = (p: Provider) => CHOICES.find((c) => c.id === p)?.name ?? p;
 
-const at = (iso: string | null) => (iso === null ? 'never' : new Date(iso).toLocaleString('en-GB'));
+const at = (iso: string | null) => (iso === null ? t('never') : formatDateTime(iso));
 
 /** What a connection's health line says: its last webhook, deliveries waiting, its reconciliation. */
 function health(x: Connection): { text: string; problem: boolean }[] {
-  const lines = [{ text: `Last webhook: ${at(x.last_event_at)}`, problem: false }];
+  const lines = [{ text: t('lastWebhook', { when: at(x.last_event_at) }), problem: false }];
   if (!x.has_signing_secret) {
     lines.push({
-      text: `Waiting for the signing secret${x.waiting > 0 ? `: ${x.waiting} deliveries answered "retry later", ${nameOf(x.provider)} sends them again` : ''}`,
+      text:
+        x.waiting > 0
+          ? t('waitingDeliveries', { count: x.waiting, provider: nameOf(x.provider) })
+          : t('waitingForSecret'),
       problem: true,
     });
   }
@@ -51,8 +43,8 @@ function health(x: Connection): { text: string; problem: boolean }[] {
     const r = x.reconciliation;
     lines.push(
       r.error === null
-        ? { text: `Reconciled: ${at(r.attempted_at)}`, problem: false }
-        : { text: `Reconciliation failed (${at(r.attempted_at)}): ${r.error}`, problem: true },
+        ? { text: t('reconciled', { when: at(r.attempted_at) }), problem: false }
+        : { text: t('reconciliationFailed', { when: at(r.attempted_at), error: r.error }), problem: true },
     );
   }
   return lines;
@@ -74,7 +66,7 @@ function SecretForm(props: { site: string; connection: Connection; onSaved: () =
   return (
     <form class="row align-end" onSubmit={save.submit}>
       <InputField
-        label={`Signing secret from ${nameOf(props.connection.provider)}`}
+        label={t('signingSecretFrom', { provider: nameOf(props.connection.provider) })}
         type="password"
         autocomplete="off"
         required
@@ -83,7 +75,7 @@ function SecretForm(props: { site: string; connection: Connection; onSaved: () =
         error={save.fieldError('signing_secret')}
       />
       <button type="submit" class="button" disabled={save.busy}>
-        Save the secret
+        {t('saveSecret')}
       </button>
       <ErrorNote error={save.formError('signing_secret')} />
     </form>
@@ -127,9 +119,9 @@ function ConnectionItem(props: {
           {/* the provider is named once: a connection called by its provider's name says it already */}
           {x.name === (custom ? 'Custom webhook' : nameOf(x.provider))
             ? '· '
-            : `· ${custom ? 'custom webhook' : nameOf(x.provider)} · `}
-          {x.environment === 'sandbox' ? 'sandbox (test payments)' : 'live'}
-          {!custom && (x.mode === 'automatic' ? ' · connected with an API key' : ' · set up by hand')}
+            : `· ${custom ? t('customWebhook') : nameOf(x.provider)} · `}
+          {x.environment === 'sandbox' ? t('sandboxTest') : t('live')}
+          {!custom && ` · ${x.mode === 'automatic' ? t('connectedWithKey') : t('setUpByHand')}`}
         </span>
       </p>
       <ul class="plain">
@@ -141,9 +133,9 @@ function ConnectionItem(props: {
       </ul>
       {(custom || x.mode === 'manual') && (
         <p class="row">
-          <span class="visually-hidden">Webhook URL: </span>
+          <span class="visually-hidden">{t('webhookUrl')}</span>
           <code class="code-box">{x.webhook_url}</code>
-          <CopyButton text={x.webhook_url} label="Copy the URL" />
+          <CopyButton text={x.webhook_url} label={t('copyUrl')} />
         </p>
       )}
       {!custom && (!x.has_signing_secret || pasting) && (
@@ -160,37 +152,39 @@ function ConnectionItem(props: {
         <div class="row">
           {x.reconciles && (
             <button type="button" class="button secondary" disabled={sync.busy} onClick={() => sync.submit()}>
-              {sync.busy ? 'Reconciling…' : 'Reconcile now'}
+              {sync.busy ? t('reconciling') : t('reconcileNow')}
             </button>
           )}
           {custom ? (
             <button type="button" class="button secondary" onClick={() => setConfirming('rotate')}>
-              New signing secret…
+              {t('newSecretAsk')}
             </button>
           ) : (
             x.has_signing_secret &&
             !pasting && (
               <button type="button" class="button secondary" onClick={() => setPasting(true)}>
-                Paste a new signing secret
+                {t('pasteNewSecret')}
               </button>
             )
           )}
           <button type="button" class="button secondary" onClick={() => setConfirming('delete')}>
-            Disconnect…
+            {t('disconnectAsk')}
           </button>
         </div>
       ) : (
         <div class="row confirm">
           <span>
             {confirming === 'rotate'
-              ? 'Webhooks signed with the current secret will be refused until the sender has the new one.'
-              : `Its stored webhooks and its payments are removed from every report${x.mode === 'automatic' ? `, and the webhook endpoint at ${nameOf(x.provider)} is deleted` : ''}.`}
+              ? t('rotateWarning')
+              : x.mode === 'automatic'
+                ? t('disconnectWarningEndpoint', { provider: nameOf(x.provider) })
+                : t('disconnectWarning')}
           </span>
           <button type="button" class="button danger" disabled={act.busy} onClick={() => act.submit()}>
-            {confirming === 'rotate' ? 'Make a new secret' : 'Disconnect'}
+            {confirming === 'rotate' ? t('makeNewSecret') : t('disconnect')}
           </button>
           <button type="button" class="button secondary" onClick={() => setConfirming(null)}>
-            Cancel
+            {t('cancel')}
           </button>
         </div>
       )}
@@ -232,7 +226,7 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
     <form class="stack connect-form" onSubmit={create.submit}>
       <div class="row align-end">
         <div class="field">
-          <label for="payment-provider">Provider</label>
+          <label for="payment-provider">{t('provider')}</label>
           <select
             id="payment-provider"
             value={provider}
@@ -243,66 +237,59 @@ function ConnectForm(props: { site: string; onMade: (made: Connection | Made) =>
           >
             {CHOICES.map((c) => (
               <option key={c.id} value={c.id}>
-                {c.name}
+                {c.option ?? c.name}
               </option>
             ))}
           </select>
         </div>
         {provider !== 'custom' && (
           <fieldset class="row choice">
-            <legend class="visually-hidden">How to connect</legend>
+            <legend class="visually-hidden">{t('howToConnect')}</legend>
             <label class="check">
-              <input type="radio" name="setup" checked={!manual} onChange={() => setManual(false)} /> With an
-              API key
+              <input type="radio" name="setup" checked={!manual} onChange={() => setManual(false)} />{' '}
+              {t('withApiKey')}
             </label>
             <label class="check">
-              <input type="radio" name="setup" checked={manual} onChange={() => setManual(true)} /> By hand
+              <input type="radio" name="setup" checked={manual} onChange={() => setManual(true)} />{' '}
+              {t('byHand')}
             </label>
           </fieldset>
         )}
       </div>
       {withKey && (
         <InputField
-          label={`${choice.name} API key`}
+          label={t('providerApiKey', { provider: choice.name })}
           type="password"
           autocomplete="off"
           required
           value={key}
           onValue={setKey}
           error={create.fieldError('api_key')}
-          hint={
-            <>
-              Paste {choice.key} (the documentation's {choice.name} page shows how to make it). Footfall
-              creates the webhook itself, keeps the key sealed and reads payments back every six hours; the
-              key decides live or sandbox.
-            </>
-          }
+          hint={t('keyHint', { paste: choice.paste })}
         />
       )}
       {!withKey && (
         <p class="muted">
-          {provider === 'custom'
-            ? 'Your checkout or billing system posts each payment, refund and dispute to a webhook URL, signed with a secret Footfall issues. The format is in the documentation (payments).'
-            : `Footfall shows a webhook URL to add in ${choice.name}; paste the signing secret ${choice.name} then shows. Without an API key nothing is reconciled: payments come from webhooks only.`}
+          {provider === 'custom' ? t('customNote') : t('manualNote', { provider: choice.name })}
         </p>
       )}
       <div class="row align-end">
         <InputField
-          label="Name (optional)"
+          label={t('nameOptional')}
           error={create.fieldError('name')}
           maxLength={100}
-          placeholder={choice.name.replace(/ \(.*\)$/, '')}
+          placeholder={choice.name}
           value={name}
           onValue={setName}
         />
         {!withKey && (
           <label class="check">
             <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.currentTarget.checked)} />{' '}
-            Sandbox (test payments only)
+            {t('sandboxOnly')}
           </label>
         )}
         <button type="submit" class="button" disabled={create.busy}>
-          {create.busy && withKey ? `Checking the key with ${choice.name}…` : 'Connect'}
+          {create.busy && withKey ? t('checkingKey', { provider: choice.name }) : t('connect')}
         </button>
       </div>
       <ErrorNote error={create.formError('api_key', 'name')} />
@@ -335,19 +322,18 @@ export function PaymentConnections(props: { site: string }) {
   };
   return (
     <div class="stack">
-      <p class="muted">
-        Connect where your payments happen; the report then shows which traffic pays, credited to the visit
-        that brought each buyer.
-      </p>
+      <p class="muted">{t('paymentsIntro')}</p>
       {made && (
-        <ShownOnce secret={made.signing_secret} copyLabel="Copy the secret" onDone={() => setMade(undefined)}>
-          <strong>{made.name}</strong>: copy the signing secret now, it is not shown again. Webhook URL:{' '}
-          <code>{made.webhook_url}</code>
+        <ShownOnce secret={made.signing_secret} copyLabel={t('copySecret')} onDone={() => setMade(undefined)}>
+          {t.rich('secretShownOnce', {
+            name: <strong>{made.name}</strong>,
+            url: <code>{made.webhook_url}</code>,
+          })}
         </ShownOnce>
       )}
       <ErrorNote error={list.error} />
       {!list.data && !list.error && <Spinner />}
-      {list.data && list.data.connections.length === 0 && <p>No payment connection yet.</p>}
+      {list.data && list.data.connections.length === 0 && <p>{t('noPaymentConnection')}</p>}
       {list.data && list.data.connections.length > 0 && (
         <ul class="connections stack">
           {list.data.connections.map((x) => (

@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field, InputField, ShownOnce, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/account.ts';
 import { session } from '../session.ts';
 import { SettingsNav } from './SettingsNav.tsx';
 import { SiteAccess } from './SiteAccess.tsx';
@@ -29,10 +30,10 @@ function PersonRow(props: { person: Schema<'Person'>; onChanged: () => void }) {
     <tr>
       <td>
         {p.email}
-        {self && <span class="muted"> (you)</span>}
+        {self && <span class="muted"> {t('you')}</span>}
       </td>
-      <td>{p.role === 'owner' ? 'Owner' : 'Viewer'}</td>
-      <td>{p.two_step ? 'On' : 'Off'}</td>
+      <td>{p.role === 'owner' ? t('owner') : t('viewer')}</td>
+      <td>{p.two_step ? t('on') : t('off')}</td>
       <td>
         {!self && (
           <div class="row">
@@ -42,16 +43,17 @@ function PersonRow(props: { person: Schema<'Person'>; onChanged: () => void }) {
               disabled={change.busy}
               onClick={() => change.submit()}
             >
-              Make {p.role === 'owner' ? 'a viewer' : 'an owner'}
+              {p.role === 'owner' ? t('makeViewer') : t('makeOwner')}
               <span class="visually-hidden"> ({p.email})</span>
             </button>
             <ConfirmAction
               ask={
                 <>
-                  Remove…<span class="visually-hidden"> ({p.email})</span>
+                  {t('remove')}
+                  <span class="visually-hidden"> ({p.email})</span>
                 </>
               }
-              confirm={`Remove ${p.email}`}
+              confirm={t('removePerson', { email: p.email })}
               busy={remove.busy}
               onConfirm={() => remove.submit()}
             />
@@ -74,36 +76,35 @@ function AddPerson(props: { onAdded: () => void }) {
   });
   return (
     <section class="section">
-      <h2>Add a person</h2>
+      <h2>{t('addPerson')}</h2>
       {created?.password && (
         <ShownOnce
           secret={created.password}
-          copyLabel="Copy the password"
+          copyLabel={t('copyPassword')}
           onDone={() => setCreated(undefined)}
         >
-          Give <strong>{created.person.email}</strong> this password. They choose their own when they first
-          sign in; it is not shown again.
+          {t.rich('givePassword', { email: <strong>{created.person.email}</strong> })}
         </ShownOnce>
       )}
       <form class="row align-end" onSubmit={add.submit}>
         <InputField
-          label="E-mail"
+          label={t('email')}
           error={add.fieldError('email')}
           type="email"
           required
           value={email}
           onValue={setEmail}
         />
-        <Field label="Role">
+        <Field label={t('role')}>
           {(id) => (
             <select id={id} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-              <option value="viewer">Viewer: reads reports</option>
-              <option value="owner">Owner: can change everything</option>
+              <option value="viewer">{t('roleViewer')}</option>
+              <option value="owner">{t('roleOwner')}</option>
             </select>
           )}
         </Field>
         <button type="submit" class="button" disabled={add.busy}>
-          Add
+          {t('add')}
         </button>
       </form>
       <ErrorNote error={add.formError('email')} />
@@ -125,23 +126,23 @@ export function PeopleScreen() {
   const [people, access, sites] = data.data ?? [];
   return (
     <main class="page" id="main" tabIndex={-1}>
-      <h1>Settings</h1>
+      <h1>{t('settings')}</h1>
       <SettingsNav />
       <ErrorNote error={data.error} />
       {!data.data && !data.error && <Spinner />}
       {people && access && sites && (
         <>
           <section class="section">
-            <h2>People</h2>
+            <h2>{t('people')}</h2>
             <div class="table-scroll">
               <table class="data">
                 <thead>
                   <tr>
-                    <th scope="col">E-mail</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Two-step</th>
+                    <th scope="col">{t('email')}</th>
+                    <th scope="col">{t('role')}</th>
+                    <th scope="col">{t('twoStep')}</th>
                     <th scope="col">
-                      <span class="visually-hidden">Actions</span>
+                      <span class="visually-hidden">{t('actions')}</span>
                     </th>
                   </tr>
                 </thead>
@@ -156,7 +157,7 @@ export function PeopleScreen() {
           <AddPerson onAdded={data.reload} />
           {access.viewers.length > 0 && (
             <section class="section">
-              <h2>Sites of each viewer</h2>
+              <h2>{t('sitesOfViewers')}</h2>
               {access.viewers.map((v) => (
                 <SiteAccess key={v.person_id} access={v} sites={sites.sites} />
               ))}

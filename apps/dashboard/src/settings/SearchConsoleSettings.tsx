@@ -3,9 +3,8 @@ import { api, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
-
-const when = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+import { t } from '../i18n/connections.ts';
+import { formatDateTime as when } from '../i18n/format.ts';
 
 /**
  * A site's Google Search Console connection (owners): the property and a service account's key
@@ -37,27 +36,27 @@ export function SearchConsoleSettings({ site }: { site: string }) {
   const c = state.data?.connection ?? null;
   return (
     <div class="stack">
-      <p class="muted">
-        With Search Console, the AI &amp; search panel marks the pages search engines send people to that no
-        AI robot read ("Not read").
-      </p>
+      <p class="muted">{t('searchConsoleIntro')}</p>
       <ErrorNote error={state.error} />
       {!state.data && !state.error && <Spinner />}
       {c && (
         <div class="stack">
           <p>
-            Connected to <strong>{c.property}</strong> as <code>{c.client_email}</code>.{' '}
-            {c.synced_at ? `Clicks pulled ${when(c.synced_at)}.` : ''}
+            {t.rich('connectedTo', {
+              property: <strong>{c.property}</strong>,
+              email: <code>{c.client_email}</code>,
+            })}{' '}
+            {c.synced_at ? t('clicksPulled', { when: when(c.synced_at) }) : ''}
           </p>
           {c.last_error && (
             <p class="notice" role="status">
-              The last pull failed ({when(c.last_error.at)}): {c.last_error.message}
+              {t('lastPullFailed', { when: when(c.last_error.at), error: c.last_error.message })}
             </p>
           )}
           <div class="row">
             <ConfirmAction
-              ask="Disconnect…"
-              confirm="Disconnect: the key and the clicks are deleted"
+              ask={t('disconnectAsk')}
+              confirm={t('disconnectSearchConsole')}
               busy={disconnect.busy}
               onConfirm={() => disconnect.submit()}
             />
@@ -66,18 +65,18 @@ export function SearchConsoleSettings({ site }: { site: string }) {
         </div>
       )}
       {state.data && !c && (
-        <form class="form-narrow" onSubmit={connect.submit} aria-label="Connect Search Console">
+        <form class="form-narrow" onSubmit={connect.submit} aria-label={t('connectSearchConsole')}>
           <InputField
-            label="Property"
-            hint="sc-domain:example.com, or a URL prefix such as https://example.com/"
+            label={t('property')}
+            hint={t('propertyHint')}
             value={property}
             onValue={setProperty}
             maxLength={300}
             error={connect.fieldError('property')}
           />
           <Field
-            label="Service account key (JSON)"
-            hint="Create a service account in Google Cloud, download its JSON key and paste it here; add its address as a user of the property in Search Console. The key is stored encrypted and never shown again."
+            label={t('serviceAccountKey')}
+            hint={t('serviceAccountKeyHint')}
             error={connect.fieldError('service_account_key')}
           >
             {(id, describedBy) => (
@@ -98,7 +97,7 @@ export function SearchConsoleSettings({ site }: { site: string }) {
             type="submit"
             disabled={connect.busy || !property.trim() || !key.trim()}
           >
-            {connect.busy ? 'Connecting…' : 'Connect'}
+            {connect.busy ? t('connecting') : t('connect')}
           </button>
         </form>
       )}

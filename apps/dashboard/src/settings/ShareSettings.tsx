@@ -3,10 +3,10 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, CopyButton, ErrorNote, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/connections.ts';
+import { formatDate as when } from '../i18n/format.ts';
 
 type Share = Schema<'Share'>;
-
-const when = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
 
 /**
  * A site's share links (owners): read-only addresses of its dashboard for people without an
@@ -35,13 +35,10 @@ export function ShareSettings({ site }: { site: string }) {
   });
   return (
     <div class="stack">
-      <p class="muted">
-        A share link opens this site's report, read only, for anyone who has it: no live view, no single
-        visitors, no settings.
-      </p>
+      <p class="muted">{t('sharesIntro')}</p>
       <ErrorNote error={list.error} />
       {!list.data && !list.error && <Spinner />}
-      {list.data && list.data.shares.length === 0 && <p>No share link yet.</p>}
+      {list.data && list.data.shares.length === 0 && <p>{t('noShareLink')}</p>}
       {list.data && list.data.shares.length > 0 && (
         <ul class="share-list">
           {list.data.shares.map((s) => (
@@ -49,19 +46,19 @@ export function ShareSettings({ site }: { site: string }) {
           ))}
         </ul>
       )}
-      <form class="form-narrow" onSubmit={add.submit} aria-label="New share link">
+      <form class="form-narrow" onSubmit={add.submit} aria-label={t('newShareLink')}>
         <InputField
-          label="Label (optional)"
-          hint="for you: who the link is for"
+          label={t('labelOptional')}
+          hint={t('labelHint')}
           value={label}
           onValue={setLabel}
           maxLength={100}
         />
         <InputField
-          label="Password (optional)"
+          label={t('passwordOptional')}
           type="password"
           autocomplete="new-password"
-          hint="6 characters at least; people are asked for it before the report opens"
+          hint={t('passwordHint')}
           value={password}
           onValue={setPassword}
           error={add.fieldError('password')}
@@ -73,11 +70,11 @@ export function ShareSettings({ site }: { site: string }) {
             checked={showNotes}
             onChange={(e) => setShowNotes(e.currentTarget.checked)}
           />
-          <span>Show the chart's notes (never who wrote them)</span>
+          <span>{t('showChartNotes')}</span>
         </label>
         <ErrorNote error={add.formError('password')} />
         <button class="button primary" type="submit" disabled={add.busy}>
-          Create a share link
+          {t('createShareLink')}
         </button>
       </form>
     </div>
@@ -104,24 +101,24 @@ function ShareRow(props: { site: string; share: Share; onChanged: () => void }) 
     await unwrap(api.DELETE('/api/v1/sites/{site}/shares/{id}', path));
     props.onChanged();
   });
-  const name = s.label ?? 'Share link';
+  const name = s.label ?? t('shareLink');
   return (
     <li class="share-item stack">
       <div class="row spread">
         <strong>{name}</strong>
         <span class="muted small">
-          {s.has_password ? 'Password' : 'No password'} · {s.show_notes ? 'shows notes' : 'no notes'} · made{' '}
-          {when(s.created_at)}
-          {s.last_used_at ? ` · opened ${when(s.last_used_at)}` : ' · not opened yet'}
+          {s.has_password ? t('password') : t('noPassword')} · {s.show_notes ? t('showsNotes') : t('noNotes')}{' '}
+          · {t('made', { date: when(s.created_at) })} ·{' '}
+          {s.last_used_at ? t('opened', { date: when(s.last_used_at) }) : t('notOpenedYet')}
         </span>
       </div>
       {s.url ? (
         <div class="row">
           <code class="share-url">{s.url}</code>
-          <CopyButton text={s.url} label="Copy the link" />
+          <CopyButton text={s.url} label={t('copyLink')} />
         </div>
       ) : (
-        <p class="muted">The link was made with another instance key: revoke it and make a new one.</p>
+        <p class="muted">{t('otherInstanceKey')}</p>
       )}
       <div class="row">
         <label class="check">
@@ -131,12 +128,12 @@ function ShareRow(props: { site: string; share: Share; onChanged: () => void }) 
             disabled={notes.busy}
             onChange={() => notes.submit()}
           />
-          <span>Show notes</span>
+          <span>{t('showNotes')}</span>
         </label>
         {changingPassword ? (
-          <form class="row" onSubmit={setPasswordNow.submit} aria-label={`New password of ${name}`}>
+          <form class="row" onSubmit={setPasswordNow.submit} aria-label={t('newPasswordOf', { name })}>
             <InputField
-              label="New password"
+              label={t('newPassword')}
               type="password"
               autocomplete="new-password"
               value={newPassword}
@@ -144,16 +141,20 @@ function ShareRow(props: { site: string; share: Share; onChanged: () => void }) 
               maxLength={200}
             />
             <button class="button small primary" type="submit" disabled={setPasswordNow.busy || !newPassword}>
-              Save
+              {t('save')}
             </button>
             <button class="button small secondary" type="button" onClick={() => setChangingPassword(false)}>
-              Cancel
+              {t('cancel')}
             </button>
           </form>
         ) : (
-          <button class="button small secondary" type="button" onClick={() => setChangingPassword(true)}>
-            {s.has_password ? 'Change the password' : 'Add a password'}
-            <span class="visually-hidden"> of {name}</span>
+          <button
+            class="button small secondary"
+            type="button"
+            aria-label={s.has_password ? t('changePasswordOf', { name }) : t('addPasswordOf', { name })}
+            onClick={() => setChangingPassword(true)}
+          >
+            {s.has_password ? t('changePassword') : t('addPassword')}
           </button>
         )}
         {s.has_password && !changingPassword && (
@@ -161,15 +162,16 @@ function ShareRow(props: { site: string; share: Share; onChanged: () => void }) 
             class="button small secondary"
             type="button"
             disabled={removePassword.busy}
+            aria-label={t('removePasswordOf', { name })}
             onClick={() => removePassword.submit()}
           >
-            Remove the password<span class="visually-hidden"> of {name}</span>
+            {t('removePassword')}
           </button>
         )}
         <ConfirmAction
-          ask="Revoke…"
-          askLabel={`Revoke ${name}`}
-          confirm="Revoke: the link stops working"
+          ask={t('revokeAsk')}
+          askLabel={t('revokeName', { name })}
+          confirm={t('revokeConfirm')}
           busy={revoke.busy}
           onConfirm={() => revoke.submit()}
         />

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/connections.ts';
 import { SitesChooser } from './SitesChooser.tsx';
 
 /** Which sites a viewer sees: all of them (also those added later) or a chosen set. */
@@ -24,7 +25,7 @@ export function SiteAccess(props: { access: Schema<'ViewerAccess'>; sites: Schem
   return (
     <SitesChooser
       name={`access-${access.person_id}`}
-      legend={`Sites ${access.email} sees`}
+      legend={t('sitesSeenBy', { email: access.email })}
       sites={props.sites}
       all={all}
       chosen={chosen}
@@ -36,9 +37,9 @@ export function SiteAccess(props: { access: Schema<'ViewerAccess'>; sites: Schem
     >
       <div class="row">
         <button type="button" class="button small" disabled={save.busy} onClick={() => save.submit()}>
-          Save the sites of {access.email}
+          {t('saveSitesOf', { email: access.email })}
         </button>
-        {saved && <span role="status">Saved.</span>}
+        {saved && <span role="status">{t('saved')}</span>}
       </div>
       <ErrorNote error={save.error} />
     </SitesChooser>

@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Field, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/siteSettings.ts';
 import { navigate } from '../router.ts';
 import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
@@ -15,6 +16,7 @@ import { MilestoneSettings } from './MilestoneSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
 import { SearchConsoleSettings } from './SearchConsoleSettings.tsx';
 import { ShareSettings } from './ShareSettings.tsx';
+import { ShieldSettings } from './ShieldSettings.tsx';
 
 const formOf = (s: Schema<'Site'>): SiteForm => ({
   domain: s.domain,
@@ -73,9 +75,9 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
           'umami_website_id',
         )}
       />
-      {saved && <p role="status">Saved.</p>}
+      {saved && <p role="status">{t('saved')}</p>}
       <button class="button" type="submit" disabled={save.busy}>
-        Save
+        {t('save')}
       </button>
     </form>
   );
@@ -83,27 +85,15 @@ function GeneralSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Sit
 
 type ModuleName = keyof Schema<'SiteModules'>;
 const MODULES: { id: ModuleName; name: string; what: string }[] = [
-  { id: 'notes', name: 'Notes', what: 'notes on the chart' },
-  { id: 'goals', name: 'Goals', what: 'goals, their conversions in the report and their settings' },
-  { id: 'funnels', name: 'Funnels', what: 'funnels, their steps in the report and their settings' },
-  {
-    id: 'revenue',
-    name: 'Revenue',
-    what: 'payments, revenue in the report and its connections (webhooks keep arriving)',
-  },
-  { id: 'retention', name: 'Returning visitors', what: 'the weekly cohorts under the report' },
-  { id: 'vitals', name: 'Web Vitals', what: 'page speed from real visits (the tracker keeps sending them)' },
-  {
-    id: 'crawlers',
-    name: 'AI & search robots',
-    what: 'the robots that read your pages (reports keep arriving)',
-  },
-  {
-    id: 'milestones',
-    name: 'Milestones',
-    what: 'round numbers, record days and firsts, with their cards (public pages stop working)',
-  },
-  { id: 'shares', name: 'Share links', what: 'read-only links to the report (open links stop working)' },
+  { id: 'notes', name: t('notes'), what: t('notesWhat') },
+  { id: 'goals', name: t('goals'), what: t('goalsWhat') },
+  { id: 'funnels', name: t('funnels'), what: t('funnelsWhat') },
+  { id: 'revenue', name: t('revenue'), what: t('revenueWhat') },
+  { id: 'retention', name: t('retention'), what: t('retentionWhat') },
+  { id: 'vitals', name: t('vitals'), what: t('vitalsWhat') },
+  { id: 'crawlers', name: t('crawlers'), what: t('crawlersWhat') },
+  { id: 'milestones', name: t('milestones'), what: t('milestonesWhat') },
+  { id: 'shares', name: t('shareLinks'), what: t('shareLinksWhat') },
 ];
 
 /** The modules of a site, each switched on or off at once; one off leaves the dashboard. */
@@ -134,11 +124,8 @@ function ModuleSettings(props: { site: Schema<'Site'>; onSaved: (s: Schema<'Site
   };
   return (
     <fieldset class="stack module-settings">
-      <legend class="visually-hidden">Modules of {props.site.domain}</legend>
-      <p class="muted">
-        A module switched off leaves the report and the API for this site. What it stored stays, and is back
-        when you switch it on again.
-      </p>
+      <legend class="visually-hidden">{t('modulesOf', { domain: props.site.domain })}</legend>
+      <p class="muted">{t('modulesIntro')}</p>
       {MODULES.map((m) => (
         <label class="check" key={m.id}>
           <input
@@ -165,8 +152,8 @@ function DeleteSite({ site }: { site: Schema<'Site'> }) {
   });
   return (
     <form class="form-narrow" onSubmit={remove.submit}>
-      <p>Deleting the site removes its settings and all of its analytics. It cannot be undone.</p>
-      <Field label={`Type ${site.domain} to confirm`}>
+      <p>{t('deleteSiteWarning')}</p>
+      <Field label={t('typeToConfirm', { domain: site.domain })}>
         {(id) => (
           <input
             id={id}
@@ -183,7 +170,7 @@ function DeleteSite({ site }: { site: Schema<'Site'> }) {
         type="submit"
         disabled={remove.busy || typed.trim().toLowerCase() !== site.domain}
       >
-        Delete {site.domain} and its analytics
+        {t('deleteSiteAndAnalytics', { domain: site.domain })}
       </button>
     </form>
   );
@@ -212,47 +199,49 @@ export function SiteSettingsScreen(props: { site: string }) {
   return (
     <main class="page" id="main" tabIndex={-1}>
       <div class="page-head">
-        <h1>Settings of {current.domain}</h1>
-        <Link href={`/sites/${current.id}`}>Back to the report</Link>
+        <h1>{t('settingsOf', { domain: current.domain })}</h1>
+        <Link href={`/sites/${current.id}`}>{t('backToReport')}</Link>
       </div>
       <section class="section card" aria-labelledby="general">
-        <h2 id="general">Site</h2>
+        <h2 id="general">{t('headingSite')}</h2>
         <GeneralSettings key={current.id} site={current} onSaved={setSite} />
       </section>
       <section class="section card" aria-labelledby="consent">
-        <h2 id="consent">Consent bar</h2>
+        <h2 id="consent">{t('headingConsentBar')}</h2>
         <ConsentBarSettings site={current} onSaved={setSite} />
       </section>
       <section class="section card" aria-labelledby="ignore">
-        <h2 id="ignore">Your own visits</h2>
+        <h2 id="ignore">{t('headingOwnVisits')}</h2>
         <IgnoreMyVisits domain={current.domain} />
       </section>
+      <section class="section card" aria-labelledby="shields-heading" id="shields">
+        <h2 id="shields-heading">{t('headingShields')}</h2>
+        <ShieldSettings key={current.id} site={current} onSaved={setSite} />
+      </section>
       <section class="section card" aria-labelledby="proxy">
-        <h2 id="proxy">Proxy key</h2>
-        <p class="muted">
-          For servers that send events for their visitors, and for reporting AI robots' requests.
-        </p>
+        <h2 id="proxy">{t('headingProxyKey')}</h2>
+        <p class="muted">{t('proxyKeyIntro')}</p>
         <ProxyKey site={current} onRotated={setSite} />
       </section>
       <section class="section card" aria-labelledby="modules">
-        <h2 id="modules">Modules</h2>
+        <h2 id="modules">{t('headingModules')}</h2>
         <ModuleSettings site={current} onSaved={setSite} />
       </section>
       {current.modules.goals && (
         <section class="section card" aria-labelledby="goals-heading" id="goals">
-          <h2 id="goals-heading">Goals</h2>
+          <h2 id="goals-heading">{t('goals')}</h2>
           <GoalSettings site={current.id} />
         </section>
       )}
       {current.modules.funnels && (
         <section class="section card" aria-labelledby="funnels-heading" id="funnels">
-          <h2 id="funnels-heading">Funnels</h2>
+          <h2 id="funnels-heading">{t('funnels')}</h2>
           <FunnelSettings site={current.id} />
         </section>
       )}
       {current.modules.revenue && (
         <section class="section card" aria-labelledby="payments">
-          <h2 id="payments">Payments</h2>
+          <h2 id="payments">{t('headingPayments')}</h2>
           <PaymentConnections site={current.id} />
         </section>
       )}
@@ -264,22 +253,22 @@ export function SiteSettingsScreen(props: { site: string }) {
       )}
       {current.modules.milestones && (
         <section class="section card" aria-labelledby="milestones-heading" id="milestones">
-          <h2 id="milestones-heading">Milestones</h2>
+          <h2 id="milestones-heading">{t('milestones')}</h2>
           <MilestoneSettings site={current.id} />
         </section>
       )}
       {current.modules.shares && (
         <section class="section card" aria-labelledby="shares-heading" id="shares">
-          <h2 id="shares-heading">Share links</h2>
+          <h2 id="shares-heading">{t('shareLinks')}</h2>
           <ShareSettings site={current.id} />
         </section>
       )}
       <section class="section card" aria-labelledby="alerts-heading" id="alerts">
-        <h2 id="alerts-heading">Alerts</h2>
+        <h2 id="alerts-heading">{t('headingAlerts')}</h2>
         <AlertSettings site={current.id} />
       </section>
       <section class="section card danger-zone" aria-labelledby="delete">
-        <h2 id="delete">Delete the site</h2>
+        <h2 id="delete">{t('headingDeleteSite')}</h2>
         <DeleteSite site={current} />
       </section>
     </main>

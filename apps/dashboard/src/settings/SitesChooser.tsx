@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Schema } from '../api/client.ts';
+import { t } from '../i18n/account.ts';
 
 /**
  * Every site (also those added later) or a chosen set: the radio pair and the site checkboxes a
@@ -22,11 +23,11 @@ export function SitesChooser(props: {
       <legend>{props.legend}</legend>
       <label class="check">
         <input type="radio" name={props.name} checked={all} onChange={() => props.onChange(true, chosen)} />
-        <span>Every site, also those added later</span>
+        <span>{t('everySiteLater')}</span>
       </label>
       <label class="check">
         <input type="radio" name={props.name} checked={!all} onChange={() => props.onChange(false, chosen)} />
-        <span>Only these:</span>
+        <span>{t('onlyThese')}</span>
       </label>
       <div class="site-choices">
         {props.sites.map((s) => (

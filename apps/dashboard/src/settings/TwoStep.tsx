@@ -2,16 +2,14 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { CopyButton, ErrorNote, InputField } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/account.ts';
 import { loadSession, session } from '../session.ts';
 import { QrCode } from './QrCode.tsx';
 
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   return (
     <div class="card notice-card stack" role="status">
-      <p>
-        <strong>Two-step is on.</strong> Keep these recovery codes somewhere safe: each signs you in once if
-        you lose your phone. They are not shown again.
-      </p>
+      <p>{t.rich('recoveryCodesIntro', { on: <strong>{t('twoStepNowOn')}</strong> })}</p>
       <ol class="recovery-codes">
         {codes.map((c) => (
           <li key={c}>
@@ -20,9 +18,9 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         ))}
       </ol>
       <div class="row">
-        <CopyButton text={codes.join('\n')} label="Copy the codes" />
+        <CopyButton text={codes.join('\n')} label={t('copyCodes')} />
         <button type="button" class="button secondary" onClick={onDone}>
-          I have kept them
+          {t('keptThem')}
         </button>
       </div>
     </div>
@@ -74,16 +72,15 @@ export function TwoStep() {
   if (pending) {
     return (
       <form class="stack" onSubmit={confirm.submit}>
+        <p>{t('scanCode')}</p>
+        <QrCode text={pending.otpauth_uri} label={t('qrCodeLabel')} />
         <p>
-          Scan this code with your authenticator app (or type the key into it), then enter the 6 digits it
-          shows.
-        </p>
-        <QrCode text={pending.otpauth_uri} label="QR code of the authenticator key" />
-        <p>
-          Key: <code class="secret">{pending.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
+          {t.rich('keyIs', {
+            key: <code class="secret">{pending.secret.replace(/(.{4})/g, '$1 ').trim()}</code>,
+          })}
         </p>
         <InputField
-          label="Code from the app"
+          label={t('codeFromApp')}
           error={confirm.fieldError('code')}
           autocomplete="one-time-code"
           inputMode="numeric"
@@ -94,10 +91,10 @@ export function TwoStep() {
         <ErrorNote error={confirm.formError('code')} />
         <div class="row">
           <button class="button" type="submit" disabled={confirm.busy}>
-            Turn two-step on
+            {t('turnOn')}
           </button>
           <button class="button secondary" type="button" onClick={() => setPending(undefined)}>
-            Cancel
+            {t('cancel')}
           </button>
         </div>
       </form>
@@ -109,28 +106,28 @@ export function TwoStep() {
       <p>
         {on ? (
           <>
-            Two-step is <strong>on</strong>.{' '}
-            {left !== null && left !== undefined && `${left} recovery codes left.`}
+            {t.rich('twoStepIsOn', { on: <strong>{t('stateOn')}</strong> })}{' '}
+            {left !== null && left !== undefined && t('recoveryCodesLeft', { count: left })}
           </>
         ) : (
-          'Two-step is off: a password alone signs you in.'
+          t('twoStepIsOff')
         )}
       </p>
       {action === null ? (
         <div class="row">
           <button type="button" class="button" onClick={() => setAction('setup')}>
-            {on ? 'Set up a new phone and new recovery codes' : 'Set up two-step'}
+            {on ? t('setUpNewPhone') : t('setUpTwoStep')}
           </button>
           {on && (
             <button type="button" class="button secondary" onClick={() => setAction('off')}>
-              Turn two-step off
+              {t('turnOff')}
             </button>
           )}
         </div>
       ) : (
         <form class="form-narrow" onSubmit={form.submit}>
           <InputField
-            label="Your password"
+            label={t('yourPassword')}
             error={form.fieldError('password')}
             type="password"
             autocomplete="current-password"
@@ -140,7 +137,7 @@ export function TwoStep() {
           />
           {on && (
             <InputField
-              label="A code from your app, or a recovery code"
+              label={t('codeOrRecovery')}
               error={form.fieldError('code')}
               autocomplete="one-time-code"
               required
@@ -151,10 +148,10 @@ export function TwoStep() {
           <ErrorNote error={form.formError('password', 'code')} />
           <div class="row">
             <button class={action === 'off' ? 'button danger' : 'button'} type="submit" disabled={form.busy}>
-              {action === 'off' ? 'Turn two-step off' : 'Continue'}
+              {action === 'off' ? t('turnOff') : t('continue')}
             </button>
             <button class="button secondary" type="button" onClick={() => setAction(null)}>
-              Cancel
+              {t('cancel')}
             </button>
           </div>
         </form>

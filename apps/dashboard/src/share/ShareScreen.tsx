@@ -3,6 +3,7 @@ import { ApiError, api, type Schema, setShareCredential, unwrap } from '../api/c
 import { ErrorNote, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/share.ts';
 import { Report } from '../site/Report.tsx';
 import { CookielessBadge, SiteIcon } from '../sites/SiteIcon.tsx';
 
@@ -62,20 +63,20 @@ export function ShareScreen({ token }: { token: string }) {
     return (
       <main class="auth" id="main" tabIndex={-1}>
         <div class="auth-card stack">
-          <h1>This link does not open anything</h1>
-          <p>It may have been revoked. Ask whoever sent it for a new one.</p>
+          <h1>{t('linkOpensNothing')}</h1>
+          <p>{t('linkRevoked')}</p>
         </div>
       </main>
     );
   }
-  if (!link.data?.password_required) return <Spinner label="Opening the shared dashboard" />;
+  if (!link.data?.password_required) return <Spinner label={t('opening')} />;
   return (
     <main class="auth" id="main" tabIndex={-1}>
-      <form class="auth-card stack" onSubmit={submit.submit} aria-label="Open the shared dashboard">
-        <h1>A shared dashboard</h1>
-        <p>This dashboard is protected by a password.</p>
+      <form class="auth-card stack" onSubmit={submit.submit} aria-label={t('openShared')}>
+        <h1>{t('sharedDashboard')}</h1>
+        <p>{t('passwordProtected')}</p>
         <InputField
-          label="Password"
+          label={t('password')}
           type="password"
           autocomplete="current-password"
           value={password}
@@ -84,7 +85,7 @@ export function ShareScreen({ token }: { token: string }) {
         />
         <ErrorNote error={submit.formError('password')} />
         <button class="button primary" type="submit" disabled={submit.busy || !password}>
-          Open
+          {t('open')}
         </button>
       </form>
     </main>
@@ -110,7 +111,7 @@ function SharedReport(props: { token: string; opened: Opened; onEnded: () => voi
       props.onEnded();
     }
   }, [status.error]);
-  document.title = `${site.domain} · shared with Footfall`;
+  document.title = t('documentTitle', { domain: site.domain });
   return (
     <div class="shared">
       <main class="page" id="main" tabIndex={-1}>
@@ -120,7 +121,7 @@ function SharedReport(props: { token: string; opened: Opened; onEnded: () => voi
             {site.domain}
             {site.cookieless && <CookielessBadge />}
           </h1>
-          <p class="muted">A shared dashboard, read only</p>
+          <p class="muted">{t('readOnly')}</p>
         </div>
         <ErrorNote error={status.error} />
         <Report
@@ -129,7 +130,7 @@ function SharedReport(props: { token: string; opened: Opened; onEnded: () => voi
           shared={{ path: `/share/${token}`, showNotes: opened.show_notes }}
         />
       </main>
-      <footer class="shared-foot muted">Counted by Footfall.</footer>
+      <footer class="shared-foot muted">{t('countedBy')}</footer>
     </div>
   );
 }

@@ -1,13 +1,8 @@
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, Spinner } from '../components/ui.tsx';
+import { t } from '../i18n/panels.ts';
 import { periodQuery, type Scope } from './scope.ts';
 import { useWhenSeen } from './when-seen.ts';
-
-const NO_CREDIT =
-  'AI robots read this page at least 10 times, and no assistant sent anyone to it: assistants use it without credit.';
-
-const NOT_READ =
-  'Search engines sent people to this page at least 5 times (Google Search Console), and no AI robot read it: assistants may not know it.';
 
 /**
  * What AI assistants do with the site: the visitors they sent and from which assistant, and per
@@ -30,7 +25,7 @@ export function AiSearch({ scope }: { scope: Scope }) {
   return (
     <section class="panel card ai-search" ref={ref} aria-labelledby="ai-search-title">
       <div class="panel-head">
-        <h2 id="ai-search-title">AI &amp; search</h2>
+        <h2 id="ai-search-title">{t('aiSearch')}</h2>
       </div>
       <ErrorNote error={data.error} />
       {!r && !data.error && <Spinner />}
@@ -38,46 +33,38 @@ export function AiSearch({ scope }: { scope: Scope }) {
         <>
           <dl class="robot-kinds">
             <div>
-              <dt title="visitors whose visit an AI assistant started">Visitors sent by AI</dt>
+              <dt title={t('sentByAiHint')}>{t('sentByAi')}</dt>
               <dd>{compact(r.visitors)}</dd>
             </div>
             <div>
-              <dt title="page reads by AI assistants and AI crawlers, as your server reports them">
-                AI robot reads
-              </dt>
+              <dt title={t('aiRobotReadsHint')}>{t('aiRobotReads')}</dt>
               <dd>{compact(r.reads)}</dd>
             </div>
             <div>
-              <dt title="pages read at least 10 times that no assistant sent a visitor to">No credit</dt>
+              <dt title={t('noCreditHint')}>{t('noCredit')}</dt>
               <dd>{compact(r.pages.filter((p) => p.flag === 'no_credit').length)}</dd>
             </div>
             {search && (
               <div>
-                <dt title="pages with at least 5 search clicks that no AI robot read">Not read</dt>
+                <dt title={t('notReadHint')}>{t('notRead')}</dt>
                 <dd>{compact(r.pages.filter((p) => p.flag === 'not_read').length)}</dd>
               </div>
             )}
           </dl>
           {search && !search.robots_reported && (
-            <p class="muted small">
-              Search Console is connected ({search.property}); "Not read" shows once your server reports
-              robots.
-            </p>
+            <p class="muted small">{t('searchConsoleConnected', { property: search.property })}</p>
           )}
           {r.visitors === 0 && r.reads === 0 && r.pages.length === 0 ? (
-            <p class="empty muted">
-              No assistant sent a visitor and no AI robot was reported in this period. Robot reads come from
-              your server (<code>POST /api/crawl</code>, see the documentation, ingest).
-            </p>
+            <p class="empty muted">{t.rich('noAiActivity', { code: <code>{'POST /api/crawl'}</code> })}</p>
           ) : (
             <div class="robot-tables">
               <table class="data">
-                <caption class="visually-hidden">Assistants that sent visitors</caption>
+                <caption class="visually-hidden">{t('assistantsCaption')}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Assistant</th>
+                    <th scope="col">{t('assistant')}</th>
                     <th scope="col" class="num">
-                      Visitors
+                      {t('visitors')}
                     </th>
                   </tr>
                 </thead>
@@ -85,32 +72,32 @@ export function AiSearch({ scope }: { scope: Scope }) {
                   {r.assistants.length === 0 && (
                     <tr>
                       <td colSpan={2} class="muted">
-                        none in this period
+                        {t('noneInPeriod')}
                       </td>
                     </tr>
                   )}
                   {r.assistants.slice(0, 8).map((a) => (
                     <tr key={a.value ?? ''}>
-                      <th scope="row">{a.value ?? 'Unknown assistant'}</th>
+                      <th scope="row">{a.value ?? t('unknownAssistant')}</th>
                       <td class="num">{compact(a.visitors)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
               <table class="data">
-                <caption class="visually-hidden">Pages: AI robot reads and visitors sent</caption>
+                <caption class="visually-hidden">{t('aiPagesCaption')}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Page</th>
+                    <th scope="col">{t('page')}</th>
                     <th scope="col" class="num">
-                      Read
+                      {t('read')}
                     </th>
                     <th scope="col" class="num">
-                      Sent
+                      {t('sent')}
                     </th>
                     {search && (
-                      <th scope="col" class="num" title="search-engine clicks (Google Search Console)">
-                        Clicks
+                      <th scope="col" class="num" title={t('clicksHint')}>
+                        {t('clicks')}
                       </th>
                     )}
                   </tr>
@@ -121,13 +108,13 @@ export function AiSearch({ scope }: { scope: Scope }) {
                       <th scope="row">
                         {p.path}{' '}
                         {p.flag === 'no_credit' && (
-                          <span class="flag-badge" title={NO_CREDIT}>
-                            No credit
+                          <span class="flag-badge" title={t('noCreditPage')}>
+                            {t('noCredit')}
                           </span>
                         )}
                         {p.flag === 'not_read' && (
-                          <span class="flag-badge" title={NOT_READ}>
-                            Not read
+                          <span class="flag-badge" title={t('notReadPage')}>
+                            {t('notRead')}
                           </span>
                         )}
                       </th>

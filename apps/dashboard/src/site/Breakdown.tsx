@@ -1,7 +1,9 @@
 import { compact, duration, Link } from '../components/ui.tsx';
+import { formatPercent } from '../i18n/format.ts';
+import { t } from '../i18n/report.ts';
 import { Flag } from './Flag.tsx';
 import { formatMoney } from './metrics.ts';
-import { displayValue, type Tab } from './panels.ts';
+import { displayValue, inSentence, type Tab } from './panels.ts';
 
 export interface Row {
   value: string | null;
@@ -21,22 +23,20 @@ interface Column {
   format: (n: number) => string;
 }
 
-const pct = (n: number) => `${Math.round(n * 100)}%`;
-
 function columnsOf(tab: Tab, full: boolean, currency: string | null): Column[] {
   const count = (key: keyof Row, label: string): Column => ({ key, label, format: compact });
-  const columns = [count('visitors', 'Visitors')];
-  if (full) columns.push(count('visits', 'Visits'));
-  if (tab.dim === 'events') columns.push(count('events', 'Events'));
-  else if (tab.dim === 'pages' || full) columns.push(count('pageviews', 'Pageviews'));
+  const columns = [count('visitors', t('visitors'))];
+  if (full) columns.push(count('visits', t('visits')));
+  if (tab.dim === 'events') columns.push(count('events', t('events')));
+  else if (tab.dim === 'pages' || full) columns.push(count('pageviews', t('pageviews')));
   if (full && tab.dim !== 'pages' && tab.dim !== 'events') {
     columns.push(
-      { key: 'bounce_rate', label: 'Bounce rate', format: pct },
-      { key: 'visit_duration', label: 'Visit duration', format: duration },
+      { key: 'bounce_rate', label: t('bounceRate'), format: formatPercent },
+      { key: 'visit_duration', label: t('visitDuration'), format: duration },
     );
   }
   if (currency)
-    columns.push({ key: 'revenue', label: 'Revenue', format: (n) => formatMoney(n, currency, true) });
+    columns.push({ key: 'revenue', label: t('revenue'), format: (n) => formatMoney(n, currency, true) });
   return columns;
 }
 
@@ -56,7 +56,7 @@ export function Breakdown(props: {
   const withRevenue = props.currency && rows.some((r) => r.revenue !== undefined) ? props.currency : null;
   const columns = columnsOf(tab, !!props.full, withRevenue);
   const top = Math.max(1, ...rows.map((r) => r.visitors));
-  if (rows.length === 0) return <p class="empty muted">Nothing in this period.</p>;
+  if (rows.length === 0) return <p class="empty muted">{t('nothingInPeriod')}</p>;
   return (
     <table class="breakdown">
       <thead>
@@ -78,7 +78,7 @@ export function Breakdown(props: {
                 <span class="bar" style={{ width: `${(row.visitors / top) * 100}%` }} />
                 <Link
                   href={props.hrefFor(row.value)}
-                  title={`Show only visits where ${tab.column.toLowerCase()} is ${text}`}
+                  title={t('showOnly', { dimension: inSentence(tab.column), value: text })}
                 >
                   {tab.filter === 'country' && row.value && <Flag code={row.value} />}
                   {text}

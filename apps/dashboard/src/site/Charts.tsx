@@ -2,7 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
+import { dateFormat, formatPercent } from '../i18n/format.ts';
+import { t } from '../i18n/panels.ts';
 import { cssColour, theme } from '../theme.ts';
+import { displayValue } from './panels.ts';
 import { periodQuery, type Scope } from './scope.ts';
 import { useWhenSeen } from './when-seen.ts';
 
@@ -15,15 +18,13 @@ const PALETTE = {
   dark: ['#a5b4fc', '#67e8f9', '#86efac', '#fcd34d', '#f9a8d4', '#9ca3af'],
 };
 
+const dayMonth = dateFormat({ day: 'numeric', month: 'short', timeZone: 'UTC' });
+
 /** A bucket's label on the axis: `28 Oct` for a day, week or month, `14:00` for an hour. */
 function shortLabel(label: string | undefined): string {
   if (!label) return '';
   if (label.length > 10) return label.slice(11, 16);
-  return new Date(`${label}T00:00:00Z`).toLocaleDateString(undefined, {
-    day: 'numeric',
-    month: 'short',
-    timeZone: 'UTC',
-  });
+  return dayMonth.format(new Date(`${label}T00:00:00Z`));
 }
 
 interface Line {
@@ -104,7 +105,7 @@ function LinesChart(props: { labels: string[]; lines: Line[]; caption: string })
         <caption>{props.caption}</caption>
         <thead>
           <tr>
-            <th scope="col">Bucket</th>
+            <th scope="col">{t('bucket')}</th>
             {props.lines.map((l) => (
               <th scope="col" key={l.name}>
                 {l.name}
@@ -139,10 +140,10 @@ function Bins(props: { rows: { name: string; visits: number }[]; head: string; c
           <tr>
             <th scope="col">{props.head}</th>
             <th scope="col" class="num">
-              Visits
+              {t('visits')}
             </th>
             <th scope="col" class="num">
-              Share
+              {t('share')}
             </th>
           </tr>
         </thead>
@@ -154,7 +155,9 @@ function Bins(props: { rows: { name: string; visits: number }[]; head: string; c
                 <span class="bin-label">{r.name}</span>
               </td>
               <td class="num">{compact(r.visits)}</td>
-              <td class="num">{total === 0 ? '–' : `${Math.round((r.visits / total) * 100)}%`}</td>
+              <td class="num">
+                {total === 0 ? '–' : formatPercent(Math.round((r.visits / total) * 100) / 100)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -182,17 +185,17 @@ export function ChartCards({ scope }: { scope: Scope }) {
   );
   const charts: Charts | undefined = data.data;
   const tabs: [Card, string][] = [
-    ['channels', 'Channels'],
-    ['returning', 'New & returning'],
-    ['pages', 'Pages per visit'],
-    ['engaged', 'Engaged time'],
-    ...(charts?.conversions ? ([['conversions', 'Conversions']] as [Card, string][]) : []),
+    ['channels', t('tabChannels')],
+    ['returning', t('tabNewReturning')],
+    ['pages', t('tabPagesPerVisit')],
+    ['engaged', t('tabEngagedTime')],
+    ...(charts?.conversions ? ([['conversions', t('conversions')]] as [Card, string][]) : []),
   ];
   const labels = charts?.buckets.map((b) => b.bucket) ?? [];
   return (
     <section class="panel card charts" ref={ref} aria-labelledby="charts-title">
       <div class="panel-head">
-        <h2 id="charts-title">Trends</h2>
+        <h2 id="charts-title">{t('trends')}</h2>
         <div class="tabs">
           {tabs.map(([k, label]) => (
             <button type="button" key={k} aria-pressed={k === card} onClick={() => setCard(k)}>
@@ -206,39 +209,39 @@ export function ChartCards({ scope }: { scope: Scope }) {
       {charts && card === 'channels' && (
         <LinesChart
           labels={labels}
-          lines={charts.channels.map((c) => ({ name: c.channel, values: c.visits }))}
-          caption="Visits by channel over the period"
+          lines={charts.channels.map((c) => ({ name: displayValue('channel', c.channel), values: c.visits }))}
+          caption={t('visitsByChannel')}
         />
       )}
       {charts && card === 'returning' && (
         <LinesChart
           labels={labels}
           lines={[
-            { name: 'First visits', values: charts.new_vs_returning.first },
-            { name: 'Returning visits', values: charts.new_vs_returning.returning },
+            { name: t('firstVisits'), values: charts.new_vs_returning.first },
+            { name: t('returningVisits'), values: charts.new_vs_returning.returning },
           ]}
-          caption="First and returning visits over the period"
+          caption={t('firstAndReturning')}
         />
       )}
       {charts && card === 'pages' && (
         <Bins
-          head="Pages"
-          caption="Visits by pages viewed"
+          head={t('pagesHead')}
+          caption={t('visitsByPages')}
           rows={charts.pages_per_visit.map((b) => ({ name: b.pages, visits: b.visits }))}
         />
       )}
       {charts && card === 'engaged' && (
         <Bins
-          head="Engaged"
-          caption="Visits by engaged time"
+          head={t('engagedHead')}
+          caption={t('visitsByEngaged')}
           rows={charts.engaged_time.map((b) => ({ name: b.range, visits: b.visits }))}
         />
       )}
       {charts?.conversions && card === 'conversions' && (
         <LinesChart
           labels={labels}
-          lines={[{ name: 'Visits that reached a goal', values: charts.conversions.visits }]}
-          caption="Visits that reached a goal over the period"
+          lines={[{ name: t('reachedGoal'), values: charts.conversions.visits }]}
+          caption={t('reachedGoalOverPeriod')}
         />
       )}
     </section>

@@ -1,12 +1,13 @@
+import { t } from '../i18n/report.ts';
 import { navigate } from '../router.ts';
 import { linkTo, type Scope } from './scope.ts';
 import type { CompareKey } from './view.ts';
 
 const CHOICES: [CompareKey, string][] = [
-  ['off', 'No comparison'],
-  ['previous', 'Previous period'],
-  ['year', 'Same period last year'],
-  ['custom', 'Custom period…'],
+  ['off', t('noComparison')],
+  ['previous', t('comparePrevious')],
+  ['year', t('compareYear')],
+  ['custom', t('compareCustom')],
 ];
 
 /** The compared period: none, the one before, a year before, or two chosen days. */
@@ -15,7 +16,7 @@ export function ComparePicker(props: { scope: Scope; onCustom: () => void }) {
   return (
     <div class="compare-picker">
       <label for="compare" class="visually-hidden">
-        Compare with
+        {t('compareWith')}
       </label>
       <select
         id="compare"
@@ -28,7 +29,7 @@ export function ComparePicker(props: { scope: Scope; onCustom: () => void }) {
       >
         {CHOICES.map(([key, label]) => (
           <option key={key} value={key}>
-            {key === 'off' ? label : `Compare: ${label}`}
+            {label}
           </option>
         ))}
       </select>

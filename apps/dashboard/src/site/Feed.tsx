@@ -1,4 +1,5 @@
 import type { Schema } from '../api/client.ts';
+import { t } from '../i18n/report.ts';
 import { displayValue } from './panels.ts';
 import { ago } from './time.ts';
 
@@ -10,14 +11,15 @@ export type Item = Pick<
 
 /** Pageviews and events as they happen, newest first. */
 export function Feed(props: { items: Item[] }) {
-  if (props.items.length === 0)
-    return <p class="empty muted">No pageview in the last minutes. New ones appear here as they happen.</p>;
+  if (props.items.length === 0) return <p class="empty muted">{t('noPageviews')}</p>;
   return (
-    <ol class="feed" aria-label="Pageviews and events, newest first">
+    <ol class="feed" aria-label={t('feedLabel')}>
       {props.items.map((v, i) => (
         <li key={`${v.at}${v.path}${i}`}>
           <time dateTime={v.at}>{ago(v.at)}</time>
-          <span class="feed-what">{v.kind === 'ev' ? `${v.name ?? 'Event'} on ${v.path}` : v.path}</span>
+          <span class="feed-what">
+            {v.kind === 'ev' ? t('eventOn', { name: v.name ?? t('event'), path: v.path }) : v.path}
+          </span>
           <span class="muted">
             {[
               v.referrer ?? v.channel,

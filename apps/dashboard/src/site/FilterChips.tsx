@@ -1,4 +1,5 @@
 import { Link } from '../components/ui.tsx';
+import { t } from '../i18n/report.ts';
 import { displayValue, filterLabel } from './panels.ts';
 import { linkTo, type Scope } from './scope.ts';
 import { splitFilter, withoutFilter } from './view.ts';
@@ -9,17 +10,20 @@ export function FilterChips({ scope }: { scope: Scope }) {
   if (filters.length === 0) return null;
   return (
     <div class="filters">
-      <ul class="chips" aria-label="Filters">
+      <ul class="chips" aria-label={t('filters')}>
         {filters.map((f) => {
           const [dimension, value] = splitFilter(f);
-          const text = `${filterLabel(dimension)} is ${displayValue(dimension, value)}`;
+          const text = t('filterIs', {
+            dimension: filterLabel(dimension),
+            value: displayValue(dimension, value),
+          });
           return (
             <li class="chip" key={f}>
               <span>{text}</span>
               <Link
                 class="chip-remove"
                 href={linkTo(scope, (v) => withoutFilter(v, f))}
-                aria-label={`Remove the filter ${text}`}
+                aria-label={t('removeFilter', { filter: text })}
               >
                 ×
               </Link>
@@ -29,7 +33,7 @@ export function FilterChips({ scope }: { scope: Scope }) {
       </ul>
       {filters.length > 1 && (
         <Link class="clear-filters" href={linkTo(scope, { filters: [] })}>
-          Clear all
+          {t('clearAll')}
         </Link>
       )}
     </div>

@@ -1,8 +1,21 @@
 import type { Schema } from '../api/client.ts';
 import { compact, Link } from '../components/ui.tsx';
+import { formatPercent } from '../i18n/format.ts';
+import { locale } from '../i18n/language.ts';
+import { t } from '../i18n/panels.ts';
 import { formatMoney } from './metrics.ts';
 
-const percent = (n: number) => `${(n * 100).toFixed(n >= 0.1 || n === 0 ? 0 : 1)}%`;
+const tenths = new Intl.NumberFormat(locale, {
+  style: 'percent',
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
+/** A rate in percent, to a tenth under 10% (5.3%), in the page's locale. */
+function percent(n: number): string {
+  const digits = n >= 0.1 || n === 0 ? 0 : 1;
+  const rounded = Number((n * 100).toFixed(digits)) / 100; // rounded as ever (23/40 is 57%), written as the locale writes it
+  return digits === 0 ? formatPercent(rounded) : tenths.format(rounded);
+}
 
 /**
  * The report's goals: per goal the visitors who reached it, their share of the period's visitors,
@@ -21,38 +34,33 @@ export function Goals(props: {
   return (
     <section class="panel card goals" aria-labelledby="goals-title">
       <div class="panel-head">
-        <h2 id="goals-title">Goals</h2>
+        <h2 id="goals-title">{t('goals')}</h2>
         {props.settings && (
           <Link class="small" href={props.settings}>
-            Set goals
+            {t('setGoals')}
           </Link>
         )}
       </div>
       {props.goals.length === 0 ? (
-        <p class="empty muted">
-          No goal yet: a goal is a page (such as /thanks) or a custom event (such as Signup) that counts as a
-          conversion.
-        </p>
+        <p class="empty muted">{t('noGoals')}</p>
       ) : (
         <table class="data">
-          <caption class="visually-hidden">
-            Goals: visitors who reached each, their share, and conversions
-          </caption>
+          <caption class="visually-hidden">{t('goalsCaption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Goal</th>
+              <th scope="col">{t('goal')}</th>
               <th scope="col" class="num">
-                Visitors
+                {t('visitors')}
               </th>
               <th scope="col" class="num">
-                Rate
+                {t('rate')}
               </th>
               <th scope="col" class="num">
-                Conversions
+                {t('conversions')}
               </th>
               {revenue && (
-                <th scope="col" class="num" title="What the people who reached the goal paid, before paying">
-                  Revenue
+                <th scope="col" class="num" title={t('revenueHint')}>
+                  {t('revenue')}
                 </th>
               )}
             </tr>
@@ -61,7 +69,7 @@ export function Goals(props: {
             {props.goals.map((g) => (
               <tr key={g.id}>
                 <th scope="row">
-                  <Link href={props.hrefFor(g.name)} title={`Only the visits that reached ${g.name}`}>
+                  <Link href={props.hrefFor(g.name)} title={t('onlyVisitsReaching', { goal: g.name })}>
                     {g.name}
                   </Link>
                 </th>

@@ -1,16 +1,25 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
+import { dateFormat } from '../i18n/format.ts';
+import { t } from '../i18n/panels.ts';
 import { periodQuery, type Scope } from './scope.ts';
 import { useWhenSeen } from './when-seen.ts';
 
 type Grid = number[][];
 const KINDS = [
-  ['visitors', 'Visitors'],
-  ['visits', 'Visits'],
-  ['pageviews', 'Pageviews'],
+  ['visitors', t('visitors'), t('visitorsByHour')],
+  ['visits', t('visits'), t('visitsByHour')],
+  ['pageviews', t('pageviews'), t('pageviewsByHour')],
 ] as const;
-const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+/** The weekdays, Monday first, in the page's language: 1 January 2024 was a Monday. */
+const weekdays = (weekday: 'long' | 'short') => {
+  const format = dateFormat({ weekday, timeZone: 'UTC' });
+  return Array.from({ length: 7 }, (_, d) => format.format(Date.UTC(2024, 0, 1 + d)));
+};
+const DAYS = weekdays('long');
+const SHORT_DAYS = weekdays('short');
 
 /** When people come: hour of the day by weekday (Monday first), in the site's zone. */
 export function Heatmap({ scope }: { scope: Scope }) {
@@ -28,7 +37,7 @@ export function Heatmap({ scope }: { scope: Scope }) {
   return (
     <section class="panel card heatmap" ref={ref} aria-labelledby="heatmap-title">
       <div class="panel-head">
-        <h2 id="heatmap-title">Busy hours</h2>
+        <h2 id="heatmap-title">{t('busyHours')}</h2>
         <div class="tabs">
           {KINDS.map(([k, label]) => (
             <button type="button" key={k} aria-pressed={k === kind} onClick={() => setKind(k)}>
@@ -40,9 +49,9 @@ export function Heatmap({ scope }: { scope: Scope }) {
       <ErrorNote error={data.error} />
       {!grid && !data.error && <Spinner />}
       {grid && (
-        <ScrollRegion label="Busy hours, by weekday and hour">
+        <ScrollRegion label={t('busyHoursRegion')}>
           <table class="heatmap-grid">
-            <caption class="visually-hidden">{kind} by weekday and hour</caption>
+            <caption class="visually-hidden">{KINDS.find(([k]) => k === kind)?.[2]}</caption>
             <thead>
               <tr>
                 <td class="corner" />
@@ -55,14 +64,14 @@ export function Heatmap({ scope }: { scope: Scope }) {
             </thead>
             <tbody>
               {grid.map((row, d) => (
-                <tr key={DAYS[d]}>
+                <tr key={d}>
                   <th scope="row">
-                    <abbr title={DAYS[d]}>{DAYS[d]!.slice(0, 3)}</abbr>
+                    <abbr title={DAYS[d]}>{SHORT_DAYS[d]}</abbr>
                   </th>
                   {row.map((n, h) => (
                     <td
                       key={h}
-                      title={`${DAYS[d]} ${h}:00: ${n.toLocaleString('en')}`}
+                      title={t('hourCell', { day: DAYS[d]!, hour: h, count: n })}
                       style={{ '--level': (n / max).toFixed(3) }}
                     >
                       <span class="visually-hidden">{compact(n)}</span>

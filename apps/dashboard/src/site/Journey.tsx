@@ -2,6 +2,9 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { Modal } from '../components/Modal.tsx';
 import { duration, ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { formatDateTime } from '../i18n/format.ts';
+import { locale } from '../i18n/language.ts';
+import { t } from '../i18n/report.ts';
 import { displayValue } from './panels.ts';
 import { clock } from './time.ts';
 
@@ -11,9 +14,11 @@ function place(v: Schema<'JourneyVisit'>): string {
 
 function what(e: Schema<'LiveEvent'>): string {
   if (e.kind === 'pv') return e.path;
-  if (e.kind === 'ev') return `${e.name ?? 'event'} on ${e.path}`;
+  if (e.kind === 'ev') return t('eventOn', { name: e.name ?? t('anEvent'), path: e.path });
   if (e.kind === 'en')
-    return `left ${e.path}${e.engaged_ms ? ` after ${duration(e.engaged_ms / 1000)}` : ''}`;
+    return e.engaged_ms
+      ? t('leftAfter', { path: e.path, duration: duration(e.engaged_ms / 1000) })
+      : t('left', { path: e.path });
   return `${e.kind} ${e.path}`;
 }
 
@@ -31,25 +36,21 @@ export function Journey(props: { site: Schema<'Site'>; visitor: string; onClose:
   );
   const zone = props.site.timezone;
   return (
-    <Modal title="A visitor's journey" onClose={props.onClose} wide>
+    <Modal title={t('journeyTitle')} onClose={props.onClose} wide>
       <ErrorNote error={data.error} />
       {!data.data && !data.error && <Spinner />}
-      {data.data?.visits.length === 0 && <p class="muted">No visit of this visitor is stored any more.</p>}
+      {data.data?.visits.length === 0 && <p class="muted">{t('noVisitStored')}</p>}
       {data.data?.visits.map((v) => (
         <section
           class="journey-visit"
           key={v.visit}
-          aria-label={`Visit of ${new Date(v.started).toLocaleString('en-GB', { timeZone: zone })}`}
+          aria-label={t('visitOf', { when: new Date(v.started).toLocaleString(locale, { timeZone: zone }) })}
         >
           <h3>
-            {new Date(v.started).toLocaleString('en-GB', {
-              timeZone: zone,
-              dateStyle: 'medium',
-              timeStyle: 'short',
-            })}
+            {formatDateTime(v.started, zone)}
             <span class="muted">
               {' '}
-              · {duration(v.duration_seconds)} · {v.pageviews} pageviews
+              · {duration(v.duration_seconds)} · {t('pageviewCount', { count: v.pageviews })}
             </span>
           </h3>
           <p class="muted">

@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { useShortcuts } from '../components/shortcuts.ts';
 import { compact, ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { t } from '../i18n/report.ts';
 import { navigate, query } from '../router.ts';
 import { Feed, type Item } from './Feed.tsx';
 import { Journey } from './Journey.tsx';
@@ -19,16 +20,16 @@ function ModeNote({ mode }: { mode: LiveMode }) {
   if (mode === 'streaming')
     return (
       <span class="live-mode on">
-        <span class="dot on" aria-hidden="true" /> Live
+        <span class="dot on" aria-hidden="true" /> {t('live')}
       </span>
     );
   if (mode === 'polling')
     return (
       <span class="live-mode polling" role="status">
-        Live updates cannot get through this network: refreshing every 15 seconds.
+        {t('liveBlocked')}
       </span>
     );
-  return <span class="live-mode muted">Connecting…</span>;
+  return <span class="live-mode muted">{t('connecting')}</span>;
 }
 
 /**
@@ -68,8 +69,8 @@ export function LiveView({ site }: { site: Schema<'Site'> }) {
       );
   }, [recent.data]);
   useEffect(() => {
-    const t = setInterval(() => tick((n) => n + 1), 5000);
-    return () => clearInterval(t);
+    const every = setInterval(() => tick((n) => n + 1), 5000);
+    return () => clearInterval(every);
   }, []);
   const mode = useLive(site.id, {
     onVisits: (visits) => {
@@ -105,15 +106,15 @@ export function LiveView({ site }: { site: Schema<'Site'> }) {
       <div class="live-numbers card">
         <dl>
           <div>
-            <dt>Current visitors</dt>
+            <dt>{t('visitorsNow')}</dt>
             <dd>{numbers ? compact(numbers.visitors_5m) : '–'}</dd>
           </div>
           <div>
-            <dt>Visitors, last 30 minutes</dt>
+            <dt>{t('visitors30')}</dt>
             <dd>{numbers ? compact(numbers.visitors_30m) : '–'}</dd>
           </div>
           <div>
-            <dt>Pageviews, last 30 minutes</dt>
+            <dt>{t('pageviews30')}</dt>
             <dd>{numbers ? compact(numbers.pageviews_30m) : '–'}</dd>
           </div>
         </dl>
@@ -123,7 +124,7 @@ export function LiveView({ site }: { site: Schema<'Site'> }) {
       <div class="live-grid">
         <PeopleNow site={site} numbers={numbers} />
         <section class="card" aria-labelledby="feed-title">
-          <h2 id="feed-title">As it happens</h2>
+          <h2 id="feed-title">{t('asItHappens')}</h2>
           {recent.data || feed.length > 0 ? <Feed items={feed} /> : <Spinner />}
         </section>
       </div>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { t } from '../i18n/report.ts';
 import { cssColour, theme } from '../theme.ts';
 import { AXIS_STEPS, axisLabel, type ChartSeries } from './chart-data.ts';
 import { formatMetric, METRIC_LABELS } from './metrics.ts';
@@ -86,7 +87,7 @@ export function MainChart(props: {
           fill: `${accent}22`,
           points: { show: n < 2 },
         },
-        { label: 'in progress', stroke: accent, width: 2.5, dash: [6, 5], points: { show: false } },
+        { label: t('inProgress'), stroke: accent, width: 2.5, dash: [6, 5], points: { show: false } },
       ],
       hooks: {
         // a flag per note: a dotted line through the plot, a small pennant at its top
@@ -148,10 +149,13 @@ export function MainChart(props: {
           aria-hidden="true"
         >
           <strong>{series.labels[i]}</strong>
-          {i === series.partial && <span class="muted"> (so far)</span>}
+          {i === series.partial && <span class="muted"> {t('soFar')}</span>}
           <div>
-            {METRIC_LABELS[metric]}:{' '}
-            {value === null || value === undefined ? '–' : formatMetric(metric, value, props.currency)}
+            {t('labelValue', {
+              label: METRIC_LABELS[metric],
+              value:
+                value === null || value === undefined ? '–' : formatMetric(metric, value, props.currency),
+            })}
           </div>
           {props.notes?.get(i)?.map((text) => (
             <div class="chart-note" key={text}>
@@ -160,8 +164,13 @@ export function MainChart(props: {
           ))}
           {series.compare && (
             <div class="muted">
-              {series.compareLabels?.[i]}:{' '}
-              {before === null || before === undefined ? '–' : formatMetric(metric, before, props.currency)}
+              {t('labelValue', {
+                label: series.compareLabels?.[i] ?? '',
+                value:
+                  before === null || before === undefined
+                    ? '–'
+                    : formatMetric(metric, before, props.currency),
+              })}
             </div>
           )}
         </div>

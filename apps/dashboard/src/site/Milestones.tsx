@@ -3,6 +3,8 @@ import { api, type Schema, unwrap, urlFor } from '../api/client.ts';
 import { ConfirmAction, CopyButton, ErrorNote } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
+import { t as tc } from '../i18n/common.ts';
+import { t } from '../i18n/report.ts';
 import { isOwner } from '../session.ts';
 import { theme } from '../theme.ts';
 
@@ -70,7 +72,7 @@ export function PublicLink(props: { site: string; milestone: Milestone; onChange
         disabled={amount.busy || make.busy}
         onChange={() => (share ? amount.submit() : setShowAmount(!showAmount))}
       />
-      <span>Show the amount</span>
+      <span>{t('showAmount')}</span>
     </label>
   );
   return (
@@ -78,12 +80,12 @@ export function PublicLink(props: { site: string; milestone: Milestone; onChange
       {share?.url ? (
         <div class="row">
           <code class="share-url">{share.url}</code>
-          <CopyButton text={share.url} label="Copy the public link" />
+          <CopyButton text={share.url} label={t('copyPublicLink')} />
           {amountBox}
           <ConfirmAction
-            ask="Revoke…"
-            askLabel={`Revoke the public link of ${m.headline}`}
-            confirm="Revoke: the page stops working"
+            ask={t('revokeAsk')}
+            askLabel={t('revokeLinkOf', { headline: m.headline })}
+            confirm={t('revokeConfirm')}
             busy={revoke.busy}
             onConfirm={() => revoke.submit()}
           />
@@ -92,7 +94,7 @@ export function PublicLink(props: { site: string; milestone: Milestone; onChange
         <div class="row">
           {amountBox}
           <button class="button secondary" type="button" disabled={make.busy} onClick={() => make.submit()}>
-            Make a public link
+            {t('makePublicLink')}
           </button>
         </div>
       )}
@@ -130,15 +132,21 @@ export function MilestoneMoment({ site }: { site: Schema<'Site'> }) {
     <section class="moment card" aria-labelledby="moment-title">
       <img class="moment-card" src={src} width={600} height={315} alt={`${m.headline}: ${m.detail}`} />
       <div class="stack moment-words">
-        <p class="moment-kicker">Milestone reached</p>
+        <p class="moment-kicker">{t('milestoneReached')}</p>
         <h2 id="moment-title">{m.title}</h2>
         <p class="muted">{m.detail}.</p>
         <div class="row">
           <a class="button primary" href={src} download={`${site.domain}-${m.kind}-${m.step}.png`}>
-            Download the card
+            {t('downloadCard')}
           </a>
-          <button class="button secondary" type="button" disabled={close.busy} onClick={() => close.submit()}>
-            Close<span class="visually-hidden"> the milestone</span>
+          <button
+            class="button secondary"
+            type="button"
+            disabled={close.busy}
+            onClick={() => close.submit()}
+            aria-label={t('closeMilestone')}
+          >
+            {tc('close')}
           </button>
         </div>
         {isOwner.value && <PublicLink site={site.id} milestone={m} onChanged={list.reload} />}

@@ -1,5 +1,7 @@
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, Link, Spinner } from '../components/ui.tsx';
+import { dateFormat } from '../i18n/format.ts';
+import { t } from '../i18n/panels.ts';
 import { displayValue } from './panels.ts';
 import { linkTo, periodQuery, type Scope } from './scope.ts';
 import { withFilter } from './view.ts';
@@ -8,36 +10,54 @@ import { useWhenSeen } from './when-seen.ts';
 type Moment = Schema<'Moments'>['moments'][number];
 type Bucket = Schema<'Moments'>['buckets'][number];
 
+const dayFormat = dateFormat({ weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
+const hourFormat = dateFormat({
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+});
+
 /** When a bucket was, as people say it: `Tue 4 Mar` or `Tue 4 Mar, 14:00`. */
 function when(b: Pick<Bucket, 'bucket'>, hourly: boolean): string {
-  const day = new Date(`${b.bucket.slice(0, 10)}T00:00:00Z`).toLocaleDateString(undefined, {
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    timeZone: 'UTC',
-  });
-  return hourly ? `${day}, ${b.bucket.slice(11, 16)}` : day;
+  const day = b.bucket.slice(0, 10);
+  const time = b.bucket.slice(11, 16);
+  return hourly && time
+    ? hourFormat.format(new Date(`${day}T${time}:00Z`))
+    : dayFormat.format(new Date(`${day}T00:00:00Z`));
 }
+
+/** Where most visits of the moment's day or hour came from and began: the sentence for what is known. */
+const CAME = {
+  day: { both: 'dayFromTo', from: 'dayFrom', to: 'dayTo' },
+  hour: { both: 'hourFromTo', from: 'hourFrom', to: 'hourTo' },
+} as const;
 
 /** A moment in words, with the filter it opens when it names a value. */
 function words(m: Moment, hourly: boolean): { text: string; filter?: [string, string] } {
-  const unit = hourly ? 'hour' : 'day';
-  const visitors = `${compact(m.count)} ${m.count === 1 ? 'visitor' : 'visitors'}`;
-  const visits = `${compact(m.count)} ${m.count === 1 ? 'visit' : 'visits'}`;
+  const count = { count: m.count, n: compact(m.count) };
   switch (m.kind) {
     case 'peak':
-      return { text: `The busiest ${unit}: ${visitors}` };
+      return { text: t(hourly ? 'busiestHour' : 'busiestDay', count) };
     case 'spike':
-      return { text: `A spike: ${visitors}, at least twice the usual` };
+      return { text: t('spike', count) };
     case 'first_referrer':
-      return { text: `First visits ever from ${m.value} (${visits})`, filter: ['referrer', m.value ?? ''] };
+      return {
+        text: t('firstFromReferrer', { ...count, referrer: `${m.value}` }),
+        filter: ['referrer', m.value ?? ''],
+      };
     case 'first_country':
       return {
-        text: `First visitor ever from ${displayValue('country', m.value)}`,
+        text: t('firstFromCountry', { country: displayValue('country', m.value) }),
         filter: ['country', m.value ?? ''],
       };
     case 'first_campaign':
-      return { text: `Campaign “${m.value}” began (${visits})`, filter: ['campaign', m.value ?? ''] };
+      return {
+        text: t('campaignBegan', { ...count, campaign: `${m.value}` }),
+        filter: ['campaign', m.value ?? ''],
+      };
   }
 }
 
@@ -63,13 +83,11 @@ export function Moments({ scope }: { scope: Scope }) {
   return (
     <section class="panel card moments" ref={ref} aria-labelledby="moments-title">
       <div class="panel-head">
-        <h2 id="moments-title">What happened</h2>
+        <h2 id="moments-title">{t('whatHappened')}</h2>
       </div>
       <ErrorNote error={data.error} />
       {!data.data && !data.error && <Spinner />}
-      {data.data && data.data.moments.length === 0 && (
-        <p class="empty muted">Nothing stood out in this period.</p>
-      )}
+      {data.data && data.data.moments.length === 0 && <p class="empty muted">{t('nothingStoodOut')}</p>}
       {data.data && data.data.moments.length > 0 && (
         <ol class="moment-list">
           {data.data.moments.map((m) => {
@@ -92,13 +110,10 @@ export function Moments({ scope }: { scope: Scope }) {
                   </strong>
                   {(via || to) && (
                     <div class="muted small">
-                      {hourly ? 'That hour' : 'That day'}, most came {via && <>from {via}</>}
-                      {via && to && ' and '}
-                      {to && (
-                        <>
-                          began on <code>{to}</code>
-                        </>
-                      )}
+                      {t.rich(CAME[hourly ? 'hour' : 'day'][via && to ? 'both' : via ? 'from' : 'to'], {
+                        channel: via,
+                        page: <code>{to}</code>,
+                      })}
                     </div>
                   )}
                 </div>

@@ -2,11 +2,13 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { dateFormat } from '../i18n/format.ts';
+import { t } from '../i18n/report.ts';
 import { isOwner, session } from '../session.ts';
 
 type Note = Schema<'Annotation'>;
 
-const dayFormat = new Intl.DateTimeFormat('en-GB', {
+const dayFormat = dateFormat({
   day: 'numeric',
   month: 'short',
   year: 'numeric',
@@ -46,7 +48,7 @@ function NoteForm(props: {
   });
   return (
     <form class="note-form" onSubmit={save.submit}>
-      <Field label="Day" error={save.fieldError('date')}>
+      <Field label={t('noteDay')} error={save.fieldError('date')}>
         {(id, describedBy) => (
           <input
             id={id}
@@ -58,7 +60,7 @@ function NoteForm(props: {
           />
         )}
       </Field>
-      <Field label="Until (optional)" error={save.fieldError('end_date')}>
+      <Field label={t('noteUntil')} error={save.fieldError('end_date')}>
         {(id, describedBy) => (
           <input
             id={id}
@@ -71,14 +73,14 @@ function NoteForm(props: {
         )}
       </Field>
       <div class="note-text-field">
-        <Field label="Note" error={save.fieldError('text')}>
+        <Field label={t('note')} error={save.fieldError('text')}>
           {(id, describedBy) => (
             <input
               id={id}
               type="text"
               required
               maxLength={500}
-              placeholder="Launched on Hacker News"
+              placeholder={t('noteExample')}
               value={text}
               aria-describedby={describedBy}
               onInput={(e) => setText(e.currentTarget.value)}
@@ -88,10 +90,10 @@ function NoteForm(props: {
       </div>
       <div class="row">
         <button type="submit" class="button small" disabled={save.busy}>
-          {props.note ? 'Save the note' : 'Add the note'}
+          {props.note ? t('saveNote') : t('addTheNote')}
         </button>
         <button type="button" class="button secondary small" onClick={props.onCancel}>
-          Cancel
+          {t('cancel')}
         </button>
       </div>
       <ErrorNote error={save.formError('date', 'end_date', 'text')} />
@@ -131,16 +133,21 @@ function NoteRow(props: { site: string; note: Note; onChanged: () => void }) {
       <span class="note-when">⚑ {noteWhen(note)}</span>
       <span class="note-text">{note.text}</span>
       {/* a shared dashboard (nobody signed in) never says who wrote a note */}
-      {session.value && <span class="muted">{note.author ? note.author.email : 'a former member'}</span>}
+      {session.value && <span class="muted">{note.author ? note.author.email : t('formerMember')}</span>}
       {isOwner.value && (
         <span class="row">
-          <button type="button" class="button secondary small" onClick={() => setEditing(true)}>
-            Edit<span class="visually-hidden"> the note of {noteWhen(note)}</span>
+          <button
+            type="button"
+            class="button secondary small"
+            onClick={() => setEditing(true)}
+            aria-label={t('editNoteOf', { when: noteWhen(note) })}
+          >
+            {t('edit')}
           </button>
           <ConfirmAction
-            ask="Delete…"
-            askLabel={`Delete the note of ${noteWhen(note)}…`}
-            confirm="Delete the note"
+            ask={t('deleteAsk')}
+            askLabel={t('deleteNoteOf', { when: noteWhen(note) })}
+            confirm={t('deleteNote')}
             busy={remove.busy}
             onConfirm={() => remove.submit()}
           />
@@ -167,18 +174,16 @@ export function Notes(props: {
   return (
     <section class="notes card" aria-labelledby="notes-title">
       <div class="spread">
-        <h2 id="notes-title">Notes{props.notes.length > 0 ? ` (${props.notes.length})` : ''}</h2>
+        <h2 id="notes-title">
+          {props.notes.length > 0 ? t('notesCount', { count: props.notes.length }) : t('notes')}
+        </h2>
         {isOwner.value && !adding && (
           <button type="button" class="button secondary small" onClick={() => setAdding(true)}>
-            Add a note
+            {t('addNote')}
           </button>
         )}
       </div>
-      {props.notes.length === 0 && !adding && (
-        <p class="muted">
-          Mark a launch, a campaign or an outage on the chart: it helps read the numbers later.
-        </p>
-      )}
+      {props.notes.length === 0 && !adding && <p class="muted">{t('notesHint')}</p>}
       {adding && (
         <NoteForm
           site={props.site}

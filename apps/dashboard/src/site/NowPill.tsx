@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { Link } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { t } from '../i18n/report.ts';
 import { useLive } from './use-live.ts';
 
 /** The live stream is opened this long after the report appears: its requests go first. */
@@ -50,13 +51,9 @@ export function NowPill({ site }: { site: string }) {
   const n = now.data?.visitors_5m;
   if (n === undefined) return null;
   return (
-    <Link
-      class="now-pill"
-      href={`/sites/${site}/live`}
-      aria-label={`${n} current ${n === 1 ? 'visitor' : 'visitors'}: open the live view`}
-    >
+    <Link class="now-pill" href={`/sites/${site}/live`} aria-label={t('currentVisitorsLink', { count: n })}>
       <span class={n > 0 ? 'dot on' : 'dot'} aria-hidden="true" />
-      {n} current {n === 1 ? 'visitor' : 'visitors'}
+      {t('currentVisitors', { count: n })}
     </Link>
   );
 }

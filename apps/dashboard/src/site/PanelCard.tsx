@@ -2,9 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { t } from '../i18n/report.ts';
 import { Breakdown, type Row } from './Breakdown.tsx';
 import { PanelTabs } from './PanelTabs.tsx';
-import type { Panel, Tab } from './panels.ts';
+import { inSentence, type Panel, type Tab } from './panels.ts';
 import { type AnyRows, dataKey, linkTo, periodQuery, type Scope } from './scope.ts';
 import { withFilter } from './view.ts';
 
@@ -44,7 +45,7 @@ export function PanelCard(props: {
 }) {
   const { panel, scope } = props;
   const [chosen, setChosen] = useState(() => localStorage.getItem(KEY + panel.id));
-  const tab = panel.tabs.find((t) => t.dim === chosen) ?? panel.tabs[0]!;
+  const tab = panel.tabs.find((one) => one.dim === chosen) ?? panel.tabs[0]!;
   const rows = props.breakdowns[tab.dim as keyof Schema<'Breakdowns'>] as AnyRows | undefined;
   const hrefFor = (value: string | null) => linkTo(scope, (v) => withFilter(v, tab.filter, value));
   return (
@@ -55,9 +56,9 @@ export function PanelCard(props: {
           title={panel.title}
           tabs={panel.tabs}
           current={tab}
-          onChoose={(t) => {
-            localStorage.setItem(KEY + panel.id, t.dim);
-            setChosen(t.dim);
+          onChoose={(one) => {
+            localStorage.setItem(KEY + panel.id, one.dim);
+            setChosen(one.dim);
           }}
         />
       </div>
@@ -67,9 +68,11 @@ export function PanelCard(props: {
         <LoadedBreakdown scope={scope} tab={tab} hrefFor={hrefFor} />
       )}
       <div class="panel-foot">
-        <Link href={linkTo(scope, { panel: tab.dim, search: undefined })}>
-          All {tab.label.toLowerCase()}
-          <span class="visually-hidden"> in full, with search</span>
+        <Link
+          href={linkTo(scope, { panel: tab.dim, search: undefined })}
+          aria-label={t('allRowsLabel', { name: inSentence(tab.label) })}
+        >
+          {t('allRows', { name: inSentence(tab.label) })}
         </Link>
       </div>
     </section>

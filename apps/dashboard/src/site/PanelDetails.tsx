@@ -3,9 +3,10 @@ import { api, unwrap } from '../api/client.ts';
 import { Modal } from '../components/Modal.tsx';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { t } from '../i18n/report.ts';
 import { navigate } from '../router.ts';
 import { Breakdown, type Row } from './Breakdown.tsx';
-import type { Tab } from './panels.ts';
+import { inSentence, type Tab } from './panels.ts';
 import { dataKey, linkTo, periodQuery, type Scope } from './scope.ts';
 import { withFilter } from './view.ts';
 
@@ -44,13 +45,13 @@ export function PanelDetails(props: { scope: Scope; tab: Tab }) {
     <Modal title={tab.label} onClose={close} wide>
       <div class="details-search">
         <label for="details-search" class="visually-hidden">
-          Search {tab.label.toLowerCase()}
+          {t('searchIn', { name: inSentence(tab.label) })}
         </label>
         <input
           id="details-search"
           type="text"
           enterKeyHint="search"
-          placeholder={`Search ${tab.label.toLowerCase()}`}
+          placeholder={t('searchIn', { name: inSentence(tab.label) })}
           maxLength={200}
           value={typed}
           onInput={(e) => setTyped(e.currentTarget.value)}
@@ -68,7 +69,7 @@ export function PanelDetails(props: { scope: Scope; tab: Tab }) {
           />
           {rows.data.rows.length === limit && limit < 1000 && (
             <button type="button" class="button secondary" onClick={() => setLimit(1000)}>
-              Show up to 1,000 rows
+              {t('showUpTo', { count: 1000 })}
             </button>
           )}
         </>

@@ -1,4 +1,5 @@
-import type { Tab } from './panels.ts';
+import { t } from '../i18n/report.ts';
+import { inSentence, type Tab } from './panels.ts';
 
 /**
  * A panel's tabs: a button for each, and one menu for each group of tabs (the UTM parameters), so
@@ -10,28 +11,29 @@ export function PanelTabs(props: { title: string; tabs: Tab[]; current: Tab; onC
   const groups = new Set<string>();
   return (
     <div class="tabs">
-      {tabs.map((t) => {
-        if (!t.group) {
+      {tabs.map((one) => {
+        const group = one.group;
+        if (!group) {
           return (
             <button
               type="button"
-              key={t.dim}
-              aria-pressed={t.dim === current.dim}
-              onClick={() => props.onChoose(t)}
+              key={one.dim}
+              aria-pressed={one.dim === current.dim}
+              onClick={() => props.onChoose(one)}
             >
-              {t.label}
+              {one.label}
             </button>
           );
         }
-        if (groups.has(t.group)) return null;
-        groups.add(t.group);
-        const members = tabs.filter((m) => m.group === t.group);
+        if (groups.has(group)) return null;
+        groups.add(group);
+        const members = tabs.filter((m) => m.group === group);
         const chosen = members.some((m) => m.dim === current.dim);
         return (
           <select
-            key={t.group}
+            key={group}
             class={chosen ? 'tab-select chosen' : 'tab-select'}
-            aria-label={`${props.title}: ${t.group} parameter`}
+            aria-label={t('groupLabel', { panel: props.title, group })}
             value={chosen ? current.dim : ''}
             onChange={(e) => {
               const next = members.find((m) => m.dim === e.currentTarget.value);
@@ -39,11 +41,11 @@ export function PanelTabs(props: { title: string; tabs: Tab[]; current: Tab; onC
             }}
           >
             <option value="" disabled>
-              {t.group}
+              {group}
             </option>
             {members.map((m) => (
               <option key={m.dim} value={m.dim}>
-                {t.group} {m.label.toLowerCase()}
+                {t('groupOption', { group, name: inSentence(m.label) })}
               </option>
             ))}
           </select>

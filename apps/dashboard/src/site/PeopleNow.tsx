@@ -1,6 +1,8 @@
 import type { Schema } from '../api/client.ts';
 import { Link, Spinner } from '../components/ui.tsx';
 import { href } from '../href.ts';
+import { formatNumber } from '../i18n/format.ts';
+import { t } from '../i18n/report.ts';
 import { displayValue } from './panels.ts';
 import { ago } from './time.ts';
 
@@ -14,21 +16,21 @@ export function PeopleNow({
 }) {
   return (
     <section class="card" aria-labelledby="people-title">
-      <h2 id="people-title">People in the last 30 minutes</h2>
+      <h2 id="people-title">{t('peopleTitle')}</h2>
       {!numbers && <Spinner />}
-      {numbers && numbers.recent.length === 0 && <p class="empty muted">Nobody yet.</p>}
+      {numbers && numbers.recent.length === 0 && <p class="empty muted">{t('nobodyYet')}</p>}
       {numbers && numbers.recent.length > 0 && (
         <div class="table-scroll">
           <table class="data people">
             <thead>
               <tr>
-                <th scope="col">Page</th>
-                <th scope="col">From</th>
-                <th scope="col">Where</th>
+                <th scope="col">{t('page')}</th>
+                <th scope="col">{t('from')}</th>
+                <th scope="col">{t('where')}</th>
                 <th scope="col" class="num">
-                  Pageviews
+                  {t('pageviews')}
                 </th>
-                <th scope="col">Seen</th>
+                <th scope="col">{t('seen')}</th>
               </tr>
             </thead>
             <tbody>
@@ -37,7 +39,7 @@ export function PeopleNow({
                   <td>
                     <Link
                       href={href(`/sites/${site.id}/live`, { journey: p.visitor })}
-                      aria-label={`Journey of the visitor on ${p.path ?? 'the site'}`}
+                      aria-label={p.path ? t('journeyOn', { page: p.path }) : t('journeyOnSite')}
                     >
                       {p.path ?? '–'}
                     </Link>
@@ -48,10 +50,10 @@ export function PeopleNow({
                       .filter(Boolean)
                       .join(', ') || '–'}
                   </td>
-                  <td class="num">{p.pageviews}</td>
+                  <td class="num">{formatNumber(p.pageviews)}</td>
                   <td>
                     <time dateTime={p.seen}>{ago(p.seen)}</time>
-                    {p.kind === 'active' && <span class="visually-hidden"> (on the site now)</span>}
+                    {p.kind === 'active' && <span class="visually-hidden"> {t('onSiteNow')}</span>}
                   </td>
                 </tr>
               ))}
@@ -59,7 +61,7 @@ export function PeopleNow({
           </table>
         </div>
       )}
-      {numbers?.more && <p class="muted">and {numbers.more} more</p>}
+      {numbers?.more && <p class="muted">{t('andMore', { count: numbers.more })}</p>}
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useRef } from 'preact/hooks';
 import { Link } from '../components/ui.tsx';
+import { t } from '../i18n/report.ts';
 import { PERIODS, type PeriodKey, rangeLabel } from './period.ts';
 import { linkTo, type Scope } from './scope.ts';
 import { withPeriod } from './view.ts';
@@ -27,7 +28,10 @@ export function PeriodPicker(props: { scope: Scope; onCustom: () => void }) {
         }
       }}
     >
-      <summary class="button secondary" aria-label={`Period: ${label}, ${rangeLabel(scope.range)}. Change`}>
+      <summary
+        class="button secondary"
+        aria-label={t('periodButton', { period: label ?? '', days: rangeLabel(scope.range) })}
+      >
         <span aria-hidden="true">
           {label}
           {scope.view.period !== 'custom' && (
@@ -47,7 +51,7 @@ export function PeriodPicker(props: { scope: Scope; onCustom: () => void }) {
                 props.onCustom();
               }}
             >
-              {p.label} <span class="visually-hidden">, key</span>
+              {p.label} <span class="visually-hidden">{t('key')}</span>
               <kbd>{p.shortcut.toUpperCase()}</kbd>
             </button>
           ) : (
@@ -57,7 +61,7 @@ export function PeriodPicker(props: { scope: Scope; onCustom: () => void }) {
               aria-current={p.key === scope.view.period ? 'true' : undefined}
               onClick={close}
             >
-              {p.label} <span class="visually-hidden">, key</span>
+              {p.label} <span class="visually-hidden">{t('key')}</span>
               <kbd>{p.shortcut.toUpperCase()}</kbd>
             </Link>
           ),

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Modal } from '../components/Modal.tsx';
 import { Field } from '../components/ui.tsx';
+import { t } from '../i18n/report.ts';
 import { isDay, type Range } from './period.ts';
 
 /** Two days, first and last (both included), checked before they are used. */
@@ -14,11 +15,7 @@ export function RangeForm(props: {
   const [from, setFrom] = useState(props.initial.from);
   const [to, setTo] = useState(props.initial.to);
   const wrong =
-    !isDay(from) || !isDay(to)
-      ? 'Choose both days.'
-      : from > to
-        ? 'The first day comes after the last.'
-        : undefined;
+    !isDay(from) || !isDay(to) ? t('chooseBothDays') : from > to ? t('firstAfterLast') : undefined;
   return (
     <Modal title={props.title} onClose={props.onClose}>
       <form
@@ -28,7 +25,7 @@ export function RangeForm(props: {
         }}
       >
         <div class="row range-fields">
-          <Field label="First day">
+          <Field label={t('firstDay')}>
             {(id) => (
               <input
                 id={id}
@@ -41,7 +38,7 @@ export function RangeForm(props: {
               />
             )}
           </Field>
-          <Field label="Last day">
+          <Field label={t('lastDay')}>
             {(id) => (
               <input
                 id={id}
@@ -62,10 +59,10 @@ export function RangeForm(props: {
         )}
         <div class="row modal-actions">
           <button class="button" type="submit" disabled={!!wrong}>
-            Show
+            {t('show')}
           </button>
           <button class="button secondary" type="button" onClick={props.onClose}>
-            Cancel
+            {t('cancel')}
           </button>
         </div>
       </form>

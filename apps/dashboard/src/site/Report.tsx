@@ -5,6 +5,8 @@ import { useShortcuts } from '../components/shortcuts.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useRefreshTick } from '../components/use-refresh.ts';
+import { t as tc } from '../i18n/common.ts';
+import { t } from '../i18n/report.ts';
 import { navigate, query } from '../router.ts';
 import { ComparePicker } from './ComparePicker.tsx';
 import { chartSeries, noteMarks } from './chart-data.ts';
@@ -133,7 +135,9 @@ export function Report(props: {
     [data, notes.data],
   );
   const notesSaid =
-    noteList.length > 0 ? ` Notes: ${noteList.map((n) => `${noteWhen(n)}, ${n.text}`).join('; ')}.` : '';
+    noteList.length > 0
+      ? t('notesSaid', { notes: noteList.map((n) => `${noteWhen(n)}, ${n.text}`).join('; ') })
+      : '';
   const detailsTab = tabOf(view.panel);
   return (
     <>
@@ -146,13 +150,13 @@ export function Report(props: {
             href={urlFor('/api/v1/sites/{site}/export.csv', { path: { site: site.id }, query: params })}
             download
           >
-            Export CSV
+            {t('exportCsv')}
           </a>
         )}
       </div>
       <FilterChips scope={scope} />
       <ErrorNote error={report.error} />
-      {!data && !report.error && <Spinner label="Loading the report" />}
+      {!data && !report.error && <Spinner label={t('loadingReport')} />}
       {data && series && (
         <div class={changing ? 'report loading' : 'report'} aria-busy={report.loading}>
           <TopStats
@@ -162,13 +166,21 @@ export function Report(props: {
             currency={currency}
             hrefFor={(m) => linkTo(scope, { metric: m })}
           />
-          {data.compare && <p class="compare-note muted">Compared with {rangeLabel(data.compare)}</p>}
+          {data.compare && (
+            <p class="compare-note muted">{t('comparedWith', { period: rangeLabel(data.compare) })}</p>
+          )}
           <MainChart
             series={series}
             metric={metric}
             currency={currency}
             notes={marks}
-            caption={`${METRIC_LABELS[metric]} by ${data.bucket}, ${rangeLabel(data.period)}: ${formatMetric(metric, data.kpis[metric] ?? 0, currency)} in the period.${notesSaid}`}
+            caption={t('chartCaption', {
+              metric: METRIC_LABELS[metric],
+              bucket: t(data.bucket),
+              period: rangeLabel(data.period),
+              value: formatMetric(metric, data.kpis[metric] ?? 0, currency),
+              notes: notesSaid,
+            })}
           />
           {notesOn && notes.data && (
             <Notes
@@ -180,8 +192,7 @@ export function Report(props: {
           )}
           {data.revenue && data.revenue.unpriced_currencies.length > 0 && (
             <p class="compare-note muted">
-              Revenue leaves out payments in {data.revenue.unpriced_currencies.join(', ')}: no exchange rate
-              for them yet.
+              {t('unpriced', { currencies: data.revenue.unpriced_currencies.join(', ') })}
             </p>
           )}
           <div class="panels">
@@ -201,7 +212,7 @@ export function Report(props: {
       {detailsTab && <PanelDetails scope={scope} tab={detailsTab} />}
       {asking && (
         <RangeForm
-          title={asking === 'period' ? 'Custom range' : 'Compare with'}
+          title={asking === 'period' ? tc('shortcutCustom') : t('compareWith')}
           initial={asking === 'period' ? range : { from: view.cfrom ?? range.from, to: view.cto ?? range.to }}
           max={today}
           onClose={() => setAsking(null)}

@@ -1,5 +1,7 @@
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, ScrollRegion, Spinner } from '../components/ui.tsx';
+import { formatPercent } from '../i18n/format.ts';
+import { t } from '../i18n/panels.ts';
 import { rangeLabel } from './period.ts';
 import { periodQuery, type Scope } from './scope.ts';
 import { useWhenSeen } from './when-seen.ts';
@@ -19,27 +21,25 @@ export function Retention({ scope }: { scope: Scope }) {
   return (
     <section class="panel card retention" ref={ref} aria-labelledby="retention-title">
       <div class="panel-head">
-        <h2 id="retention-title">Returning visitors</h2>
+        <h2 id="retention-title">{t('returningVisitors')}</h2>
       </div>
       <ErrorNote error={data.error} />
       {!cohorts && !data.error && <Spinner />}
-      {cohorts && cohorts.length === 0 && <p class="empty muted">No first visits in this period.</p>}
+      {cohorts && cohorts.length === 0 && <p class="empty muted">{t('noFirstVisits')}</p>}
       {cohorts && cohorts.length > 0 && (
-        <ScrollRegion label="Returning visitors by week">
+        <ScrollRegion label={t('returningByWeek')}>
           <table class="retention-grid">
-            <caption class="visually-hidden">
-              Share of each week's new visitors who came back in the weeks after
-            </caption>
+            <caption class="visually-hidden">{t('retentionCaption')}</caption>
             <thead>
               <tr>
-                <th scope="col">First visit in the week of</th>
+                <th scope="col">{t('firstVisitWeekOf')}</th>
                 <th scope="col" class="num">
-                  Visitors
+                  {t('visitors')}
                 </th>
                 {Array.from({ length: weeks - 1 }, (_, k) => (
                   <th scope="col" class="num" key={k}>
                     <span aria-hidden="true">+{k + 1}</span>
-                    <span class="visually-hidden">{k + 1} weeks later</span>
+                    <span class="visually-hidden">{t('weeksLater', { count: k + 1 })}</span>
                   </th>
                 ))}
               </tr>
@@ -58,7 +58,7 @@ export function Retention({ scope }: { scope: Scope }) {
                         key={k}
                         style={share === undefined ? undefined : { '--level': share.toFixed(3) }}
                       >
-                        {share === undefined ? '' : `${Math.round(share * 100)}%`}
+                        {share === undefined ? '' : formatPercent(Math.round(share * 100) / 100)}
                       </td>
                     );
                   })}

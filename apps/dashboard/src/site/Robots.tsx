@@ -1,12 +1,13 @@
 import { api, unwrap } from '../api/client.ts';
 import { compact, ErrorNote, Spinner } from '../components/ui.tsx';
+import { t } from '../i18n/panels.ts';
 import { periodQuery, type Scope } from './scope.ts';
 import { useWhenSeen } from './when-seen.ts';
 
 const KINDS = [
-  { id: 'ai_assistant', name: 'AI assistants', hint: 'fetched for a person asking an assistant' },
-  { id: 'ai_training', name: 'AI crawlers', hint: 'collecting for models' },
-  { id: 'search', name: 'Search bots', hint: 'indexing for search engines' },
+  { id: 'ai_assistant', name: t('aiAssistants'), hint: t('aiAssistantsHint') },
+  { id: 'ai_training', name: t('aiCrawlers'), hint: t('aiCrawlersHint') },
+  { id: 'search', name: t('searchBots'), hint: t('searchBotsHint') },
 ] as const;
 
 /**
@@ -28,17 +29,17 @@ export function Robots({ scope }: { scope: Scope }) {
   return (
     <section class="panel card robots" ref={ref} aria-labelledby="robots-title">
       <div class="panel-head">
-        <h2 id="robots-title">AI &amp; search robots</h2>
-        {r && <span class="muted small">{compact(r.totals.hits)} page reads</span>}
+        <h2 id="robots-title">{t('robots')}</h2>
+        {r && (
+          <span class="muted small">
+            {t('pageReads', { count: r.totals.hits, n: compact(r.totals.hits) })}
+          </span>
+        )}
       </div>
       <ErrorNote error={data.error} />
       {!r && !data.error && <Spinner />}
       {r && r.totals.hits === 0 && (
-        <p class="empty muted">
-          No robot reported in this period. Your server reports the robots that read your pages with{' '}
-          <code>POST /api/crawl</code> and the site's proxy key: infra/crawl in Footfall's files has ready
-          recipes for Node (Hono, Express), a Cloudflare Worker, nginx and access logs.
-        </p>
+        <p class="empty muted">{t.rich('noRobots', { code: <code>{'POST /api/crawl'}</code> })}</p>
       )}
       {r && r.totals.hits > 0 && (
         <>
@@ -65,12 +66,12 @@ export function Robots({ scope }: { scope: Scope }) {
           </div>
           <div class="robot-tables">
             <table class="data">
-              <caption class="visually-hidden">Robots with the most page reads</caption>
+              <caption class="visually-hidden">{t('robotsCaption')}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Robot</th>
+                  <th scope="col">{t('robot')}</th>
                   <th scope="col" class="num">
-                    Reads
+                    {t('reads')}
                   </th>
                 </tr>
               </thead>
@@ -86,12 +87,12 @@ export function Robots({ scope }: { scope: Scope }) {
               </tbody>
             </table>
             <table class="data">
-              <caption class="visually-hidden">Pages robots read most</caption>
+              <caption class="visually-hidden">{t('robotPagesCaption')}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Page</th>
+                  <th scope="col">{t('page')}</th>
                   <th scope="col" class="num">
-                    AI reads
+                    {t('aiReads')}
                   </th>
                 </tr>
               </thead>
@@ -109,7 +110,7 @@ export function Robots({ scope }: { scope: Scope }) {
       )}
       {r && r.bots_dropped.total > 0 && (
         <p class="muted small">
-          {compact(r.bots_dropped.total)} requests to the tracker were dropped as robots and counted nowhere.
+          {t('botsDropped', { count: r.bots_dropped.total, n: compact(r.bots_dropped.total) })}
         </p>
       )}
     </section>

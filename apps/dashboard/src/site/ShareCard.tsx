@@ -1,15 +1,17 @@
 import { useState } from 'preact/hooks';
 import { urlFor } from '../api/client.ts';
+import { t } from '../i18n/report.ts';
+import { inSentence } from './panels.ts';
 
 const KINDS = [
-  ['visitors', 'Visitors'],
-  ['visits', 'Visits'],
-  ['pageviews', 'Pageviews'],
+  ['visitors', t('visitors')],
+  ['visits', t('visits')],
+  ['pageviews', t('pageviews')],
 ] as const;
 const PERIODS = [
-  ['24h', '24 hours'],
-  ['7d', '7 days'],
-  ['30d', '30 days'],
+  ['24h', t('hours24')],
+  ['7d', t('days7')],
+  ['30d', t('days30')],
 ] as const;
 
 /**
@@ -24,12 +26,12 @@ export function ShareCard({ site, domain }: { site: string; domain: string }) {
   const src = urlFor('/api/v1/sites/{site}/card', { path: { site }, query: { kind, period, theme } });
   return (
     <details class="share-card" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary class="button secondary">Card</summary>
+      <summary class="button secondary">{t('card')}</summary>
       {open && (
         <div class="share-card-body card stack">
           <div class="row">
             <label>
-              Number{' '}
+              {t('number')}{' '}
               <select value={kind} onChange={(e) => setKind(e.currentTarget.value as typeof kind)}>
                 {KINDS.map(([k, words]) => (
                   <option key={k} value={k}>
@@ -39,7 +41,7 @@ export function ShareCard({ site, domain }: { site: string; domain: string }) {
               </select>
             </label>
             <label>
-              Over{' '}
+              {t('over')}{' '}
               <select value={period} onChange={(e) => setPeriod(e.currentTarget.value as typeof period)}>
                 {PERIODS.map(([p, words]) => (
                   <option key={p} value={p}>
@@ -49,10 +51,10 @@ export function ShareCard({ site, domain }: { site: string; domain: string }) {
               </select>
             </label>
             <label>
-              Look{' '}
+              {t('look')}{' '}
               <select value={theme} onChange={(e) => setTheme(e.currentTarget.value as typeof theme)}>
-                <option value="light">light</option>
-                <option value="dark">dark</option>
+                <option value="light">{t('light')}</option>
+                <option value="dark">{t('dark')}</option>
               </select>
             </label>
           </div>
@@ -61,10 +63,14 @@ export function ShareCard({ site, domain }: { site: string; domain: string }) {
             src={src}
             width={600}
             height={315}
-            alt={`${domain}: ${kind} over ${PERIODS.find(([p]) => p === period)![1]}, as a card`}
+            alt={t('cardAlt', {
+              domain,
+              kind: inSentence(KINDS.find(([k]) => k === kind)![1]),
+              period: PERIODS.find(([p]) => p === period)![1],
+            })}
           />
           <a class="button primary" href={src} download={`${domain}-${kind}-${period}.png`}>
-            Download the PNG
+            {t('downloadPng')}
           </a>
         </div>
       )}

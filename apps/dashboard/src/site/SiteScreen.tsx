@@ -1,38 +1,46 @@
 import { useLayoutEffect } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { early, startEarly } from '../api/early.ts';
+import { lazyScreen } from '../components/lazy.tsx';
 import { ErrorNote, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
+import { t as tc } from '../i18n/common.ts';
+import { t } from '../i18n/report.ts';
 import { navigate, route } from '../router.ts';
 import { isOwner } from '../session.ts';
 import { SiteIcon } from '../sites/SiteIcon.tsx';
-import { InstallScreen } from './InstallScreen.tsx';
-import { LiveView } from './LiveView.tsx';
 import { MilestoneMoment } from './Milestones.tsx';
 import { chooseMode, chosenMode } from './mode.ts';
 import { NowPill } from './NowPill.tsx';
 import { Report } from './Report.tsx';
 import { ShareCard } from './ShareCard.tsx';
 
+// the live view and the install screen are not the report's first view: each loads when shown
+const LiveView = lazyScreen<{ site: Schema<'Site'> }>(() => import('./LiveView.tsx'), 'LiveView');
+const InstallScreen = lazyScreen<{ site: Schema<'Site'>; onArrived: () => void }>(
+  () => import('./InstallScreen.tsx'),
+  'InstallScreen',
+);
+
 const DAY_MS = 86_400_000;
 
 /** Live / Report: shown once the site has data; the choice is remembered for the person. */
 function ModeSwitch(props: { site: string; live: boolean }) {
   return (
-    <nav class="segmented" aria-label="View">
+    <nav class="segmented" aria-label={t('viewSwitch')}>
       <Link
         href={`/sites/${props.site}`}
         aria-current={props.live ? undefined : 'page'}
         onClick={() => chooseMode('report')}
       >
-        Report
+        {t('report')}
       </Link>
       <Link
         href={`/sites/${props.site}/live`}
         aria-current={props.live ? 'page' : undefined}
         onClick={() => chooseMode('live')}
       >
-        Live
+        {t('live')}
       </Link>
     </nav>
   );
@@ -43,12 +51,11 @@ function installWords(
   site: Schema<'Site'>,
   check: Schema<'SiteStatus'>['install_check'] | undefined,
 ): string {
-  if (!check) return 'If the site still has visitors, check that its pages still carry the tag.';
+  if (!check) return t('checkTag');
   if (check.tracker === 'missing')
-    return `The daily check did not find the tracker (/js/${site.id}.js) on ${site.domain}'s homepage: put the tag back.`;
-  if (check.tracker === 'found')
-    return 'The daily check still finds the tracker on the homepage: a blocker, a broken page or no visitors may be why.';
-  return `The daily check could not read the homepage (${check.detail ?? 'no answer'}).`;
+    return t('trackerMissing', { script: `/js/${site.id}.js`, domain: site.domain });
+  if (check.tracker === 'found') return t('trackerFound');
+  return t('homepageUnread', { detail: check.detail ?? t('noAnswer') });
 }
 
 function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined; live: boolean }) {
@@ -67,16 +74,16 @@ function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | 
           <ModeSwitch site={site.id} live={props.live} />
           {isOwner.value && (
             <Link class="button secondary" href={`/sites/${site.id}/settings`}>
-              Settings
+              {tc('navSettings')}
             </Link>
           )}
         </div>
       </div>
       {(status?.state === 'stopped' || quiet > 2 * DAY_MS) && (
         <p class="notice" role="status">
-          {status?.state === 'stopped' ? <strong>Tracking stopped. </strong> : null}
-          No visit has come for {Math.floor(quiet / DAY_MS)} days. {installWords(site, status?.install_check)}{' '}
-          Nothing recorded is lost; the report picks up again with the next visit.
+          {status?.state === 'stopped' ? <strong>{t('trackingStopped')} </strong> : null}
+          {t('noVisitFor', { count: Math.floor(quiet / DAY_MS) })} {installWords(site, status?.install_check)}{' '}
+          {t('nothingLost')}
         </p>
       )}
     </>
@@ -121,7 +128,7 @@ export function SiteScreen(props: { site: string; live: boolean }) {
     return (
       <main class="page" id="main" tabIndex={-1}>
         <ErrorNote error={error} />
-        <Link href="/sites">Back to sites</Link>
+        <Link href="/sites">{t('backToSites')}</Link>
       </main>
     );
   }

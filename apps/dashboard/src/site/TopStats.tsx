@@ -1,5 +1,6 @@
 import type { Schema } from '../api/client.ts';
 import { Link } from '../components/ui.tsx';
+import { t } from '../i18n/report.ts';
 import { changeOf, formatMetric, METRIC_LABELS } from './metrics.ts';
 import { METRICS, type Metric, REVENUE_METRIC } from './view.ts';
 
@@ -19,10 +20,7 @@ export function TopStats(props: {
   const shown = props.currency ? [...METRICS, REVENUE_METRIC] : METRICS;
   const value = (m: Metric, k: Schema<'Metrics'>) => k[m] ?? 0;
   return (
-    <ul
-      class={props.currency ? 'top-stats card with-revenue' : 'top-stats card'}
-      aria-label="Totals of the period"
-    >
+    <ul class={props.currency ? 'top-stats card with-revenue' : 'top-stats card'} aria-label={t('totals')}>
       {shown.map((m) => {
         const change = changeOf(m, value(m, props.kpis), props.compare ? value(m, props.compare) : undefined);
         return (
@@ -41,14 +39,14 @@ export function TopStats(props: {
                     {change.direction === 'up' ? '↑' : change.direction === 'down' ? '↓' : '→'}
                   </span>
                   <span class="visually-hidden">
-                    {change.direction === 'up' ? 'up' : change.direction === 'down' ? 'down' : 'unchanged'}
+                    {t(change.direction === 'up' ? 'up' : change.direction === 'down' ? 'down' : 'unchanged')}
                   </span>{' '}
                   {change.text}
                 </span>
               )}
               {props.compare && (
                 <span class="top-stat-before muted">
-                  <span class="visually-hidden">compared with </span>
+                  <span class="visually-hidden">{t('comparedWithBefore')} </span>
                   {formatMetric(m, value(m, props.compare), props.currency)}
                 </span>
               )}

@@ -1,3 +1,4 @@
+import { dateFormat } from '../i18n/format.ts';
 import type { Bucket, Metric } from './view.ts';
 
 export interface Point {
@@ -24,8 +25,8 @@ export interface ChartSeries {
   compareLabels: string[] | null;
 }
 
-const monthDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const monthYear = new Intl.DateTimeFormat('en-GB', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const monthDay = dateFormat({ day: 'numeric', month: 'short', timeZone: 'UTC' });
+const monthYear = dateFormat({ month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 /** A bucket as people read it: `14:00`, `5 Mar 14:00`, `5 Mar`, `Mar 2026`. */
 export function bucketLabel(bucket: string, kind: Bucket, manyDays = false): string {

@@ -1,25 +1,30 @@
 import { compact, duration } from '../components/ui.tsx';
+import { formatNumber, formatPercent } from '../i18n/format.ts';
+import { locale } from '../i18n/language.ts';
+import { t } from '../i18n/report.ts';
 import type { Metric } from './view.ts';
 
 export const METRIC_LABELS: Record<Metric, string> = {
-  visitors: 'Unique visitors',
-  visits: 'Total visits',
-  pageviews: 'Total pageviews',
-  views_per_visit: 'Views per visit',
-  bounce_rate: 'Bounce rate',
-  visit_duration: 'Visit duration',
-  revenue: 'Revenue',
+  visitors: t('uniqueVisitors'),
+  visits: t('totalVisits'),
+  pageviews: t('totalPageviews'),
+  views_per_visit: t('viewsPerVisit'),
+  bounce_rate: t('bounceRate'),
+  visit_duration: t('visitDuration'),
+  revenue: t('revenue'),
 };
 
 /** An amount in minor units (cents) in its currency: `4900` EUR is €49.00, or €49 when `short`. */
 export function formatMoney(minor: number, currency: string, short = false): string {
-  const f = new Intl.NumberFormat('en', { style: 'currency', currency });
+  const f = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'narrowSymbol' });
   const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
   const major = minor / 10 ** digits;
   if (!short) return f.format(major);
-  return new Intl.NumberFormat('en', {
+  return new Intl.NumberFormat(locale, {
     style: 'currency',
     currency,
+    // $49 rather than US$49 where the locale would tell the dollars apart: the site has one currency
+    currencyDisplay: 'narrowSymbol',
     notation: Math.abs(major) >= 10_000 ? 'compact' : 'standard',
     // whole amounts and large ones without cents: €49, €120, €12K; €49.50 keeps them
     minimumFractionDigits: 0,
@@ -33,11 +38,11 @@ export function formatMetric(metric: Metric, value: number, currency?: string | 
     case 'revenue':
       return formatMoney(value, currency ?? 'EUR', true);
     case 'bounce_rate':
-      return `${Math.round(value * 100)}%`;
+      return formatPercent(value);
     case 'visit_duration':
       return duration(value);
     case 'views_per_visit':
-      return value.toFixed(2);
+      return formatNumber(value, 2);
     default:
       return compact(value);
   }
@@ -60,11 +65,12 @@ export function changeOf(metric: Metric, now: number, before: number | undefined
   let text: string;
   if (metric === 'bounce_rate') {
     delta = Math.round((now - before) * 100);
-    text = `${Math.abs(delta)} pts`;
+    text = t('points', { n: Math.abs(delta) });
   } else {
-    if (before === 0) return now === 0 ? { text: '0%', good: true, direction: 'flat' } : undefined;
+    if (before === 0)
+      return now === 0 ? { text: formatPercent(0), good: true, direction: 'flat' } : undefined;
     delta = Math.round(((now - before) / before) * 100);
-    text = `${Math.abs(delta)}%`;
+    text = formatPercent(Math.abs(delta) / 100);
   }
   const direction = delta > 0 ? 'up' : delta < 0 ? 'down' : 'flat';
   const good = metric === 'bounce_rate' ? delta <= 0 : delta >= 0;

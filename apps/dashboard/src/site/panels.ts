@@ -1,3 +1,7 @@
+import { languageNames, regionNames } from '../i18n/format.ts';
+import { language, locale } from '../i18n/language.ts';
+import { t } from '../i18n/report.ts';
+
 /** A breakdown the API answers (docs/openapi.yaml, `GET …/report/breakdown?dim=`). */
 export type BreakdownDim =
   | 'channel'
@@ -48,51 +52,54 @@ const tab = (dim: BreakdownDim, label: string, column = label, filter: string = 
   column,
   filter,
 });
-const utm = (dim: BreakdownDim, label: string): Tab => ({ ...tab(dim, label, `UTM ${dim}`), group: 'UTM' });
+const utm = (dim: BreakdownDim, label: string, column: string): Tab => ({
+  ...tab(dim, label, column),
+  group: 'UTM',
+});
 
 export const PANELS: readonly Panel[] = [
   {
     id: 'sources',
-    title: 'Sources',
+    title: t('sources'),
     tabs: [
-      tab('channel', 'Channels', 'Channel'),
-      tab('referrer', 'Referrers', 'Referrer'),
-      utm('campaign', 'Campaigns'),
-      utm('source', 'Sources'),
-      utm('medium', 'Mediums'),
-      utm('term', 'Terms'),
-      utm('content', 'Contents'),
+      tab('channel', t('channels'), t('channel')),
+      tab('referrer', t('referrers'), t('referrer')),
+      utm('campaign', t('campaigns'), t('utmCampaign')),
+      utm('source', t('utmSources'), t('utmSource')),
+      utm('medium', t('mediums'), t('utmMedium')),
+      utm('term', t('terms'), t('utmTerm')),
+      utm('content', t('contents'), t('utmContent')),
     ],
   },
   {
     id: 'pages',
-    title: 'Pages',
+    title: t('pages'),
     tabs: [
-      tab('pages', 'Top pages', 'Page', 'page'),
-      tab('entry_page', 'Entry pages', 'Entry page'),
-      tab('exit_page', 'Exit pages', 'Exit page'),
+      tab('pages', t('topPages'), t('page'), 'page'),
+      tab('entry_page', t('entryPages'), t('entryPage')),
+      tab('exit_page', t('exitPages'), t('exitPage')),
     ],
   },
   {
     id: 'locations',
-    title: 'Locations',
+    title: t('locations'),
     tabs: [
-      tab('country', 'Countries', 'Country'),
-      tab('region', 'Regions', 'Region'),
-      tab('city', 'Cities', 'City'),
+      tab('country', t('countries'), t('country')),
+      tab('region', t('regions'), t('region')),
+      tab('city', t('cities'), t('city')),
     ],
   },
   {
     id: 'devices',
-    title: 'Devices',
+    title: t('devices'),
     tabs: [
-      tab('device', 'Devices', 'Device'),
-      tab('browser', 'Browsers', 'Browser'),
-      tab('os', 'Operating systems', 'OS'),
-      tab('language', 'Languages', 'Language'),
+      tab('device', t('devices'), t('device')),
+      tab('browser', t('browsers'), t('browser')),
+      tab('os', t('operatingSystems'), t('os')),
+      tab('language', t('languages'), t('language')),
     ],
   },
-  { id: 'events', title: 'Custom events', tabs: [tab('events', 'Events', 'Event', 'event')] },
+  { id: 'events', title: t('customEvents'), tabs: [tab('events', t('events'), t('event'), 'event')] },
 ];
 
 /** The panels of the modules that are on (every module is on until the API says otherwise). */
@@ -102,33 +109,58 @@ export function visiblePanels(modulesOff: ReadonlySet<string> = new Set()): Pane
 
 /** The tab that shows a breakdown, for the full view opened from the URL (`panel=referrer`). */
 export function tabOf(dim: string | undefined): Tab | undefined {
-  for (const panel of PANELS) for (const t of panel.tabs) if (t.dim === dim) return t;
+  for (const panel of PANELS) for (const one of panel.tabs) if (one.dim === dim) return one;
   return undefined;
 }
 
 /** The name a filter's dimension is shown with in its chip. */
 export function filterLabel(dimension: string): string {
-  if (dimension === 'goal') return 'Goal';
-  if (dimension === 'prop') return 'Property';
-  for (const panel of PANELS) for (const t of panel.tabs) if (t.filter === dimension) return t.column;
+  if (dimension === 'goal') return t('goal');
+  if (dimension === 'prop') return t('property');
+  for (const panel of PANELS) for (const one of panel.tabs) if (one.filter === dimension) return one.column;
   return dimension;
 }
 
-const regions =
-  typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'region' }) : null;
-const languages =
-  typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
+/**
+ * A tab's or column's name inside a sentence ("All referrers"): in lower case as English always
+ * wrote it; French and Spanish lower only a first capital (abbreviations stay); German nouns keep it.
+ */
+export function inSentence(name: string): string {
+  if (language === 'en') return name.toLowerCase();
+  if (language === 'de' || !/^\p{Lu}\p{Ll}/u.test(name)) return name;
+  return name.charAt(0).toLocaleLowerCase(locale) + name.slice(1);
+}
+
+/** Devices by the API's value. */
+const DEVICES = new Map([
+  ['desktop', t('desktop')],
+  ['mobile', t('mobile')],
+  ['tablet', t('tablet')],
+]);
+
+/** The channels by their API value (docs/api.md), as people of the page's language name them. */
+const CHANNELS: Record<string, string> = {
+  Direct: t('channelDirect'),
+  'Organic Search': t('channelOrganicSearch'),
+  'Paid Search': t('channelPaidSearch'),
+  'Organic Social': t('channelOrganicSocial'),
+  'Paid Social': t('channelPaidSocial'),
+  Email: t('channelEmail'),
+  Referral: t('channelReferral'),
+  'AI Assistant': t('channelAiAssistant'),
+};
 
 /** A value as people read it: countries and languages by name, a missing value said plainly. */
 export function displayValue(dimension: string, value: string | null): string {
   if (value === null || value === '') {
-    if (dimension === 'referrer') return 'Direct / none';
-    return ['country', 'region', 'city'].includes(dimension) ? 'Unknown' : '(none)';
+    if (dimension === 'referrer') return t('directNone');
+    return ['country', 'region', 'city'].includes(dimension) ? t('unknown') : t('none');
   }
   try {
-    if (dimension === 'country') return regions?.of(value) ?? value;
-    if (dimension === 'language') return languages?.of(value) ?? value;
-    if (dimension === 'device') return value.charAt(0).toUpperCase() + value.slice(1);
+    if (dimension === 'country') return regionNames?.of(value) ?? value;
+    if (dimension === 'language') return languageNames?.of(value) ?? value;
+    if (dimension === 'channel') return Object.hasOwn(CHANNELS, value) ? CHANNELS[value]! : value;
+    if (dimension === 'device') return DEVICES.get(value) ?? value.charAt(0).toUpperCase() + value.slice(1);
   } catch {
     return value;
   }

@@ -1,3 +1,6 @@
+import { t } from '../i18n/common.ts';
+import { dateFormat } from '../i18n/format.ts';
+
 /** Days as `YYYY-MM-DD` strings, computed in UTC so no local clock shift can move them. */
 const DAY_MS = 86_400_000;
 
@@ -15,20 +18,20 @@ export type PeriodKey =
   | 'all'
   | 'custom';
 
-/** The picker's choices, in its order, with the keyboard shortcut of each. */
+/** The picker's choices, in its order, with the keyboard shortcut of each (named as the shortcuts list names them). */
 export const PERIODS: readonly { key: PeriodKey; label: string; shortcut: string }[] = [
-  { key: 'today', label: 'Today', shortcut: 'd' },
-  { key: 'yesterday', label: 'Yesterday', shortcut: 'e' },
-  { key: '7d', label: 'Last 7 days', shortcut: 'w' },
-  { key: '28d', label: 'Last 28 days', shortcut: 'f' },
-  { key: '30d', label: 'Last 30 days', shortcut: 't' },
-  { key: '91d', label: 'Last 91 days', shortcut: 'n' },
-  { key: 'month', label: 'Month to date', shortcut: 'm' },
-  { key: 'lastmonth', label: 'Last month', shortcut: 'p' },
-  { key: 'year', label: 'Year to date', shortcut: 'y' },
-  { key: '12mo', label: 'Last 12 months', shortcut: 'l' },
-  { key: 'all', label: 'All time', shortcut: 'a' },
-  { key: 'custom', label: 'Custom range', shortcut: 'c' },
+  { key: 'today', label: t('shortcutToday'), shortcut: 'd' },
+  { key: 'yesterday', label: t('shortcutYesterday'), shortcut: 'e' },
+  { key: '7d', label: t('shortcutLast7'), shortcut: 'w' },
+  { key: '28d', label: t('shortcutLast28'), shortcut: 'f' },
+  { key: '30d', label: t('shortcutLast30'), shortcut: 't' },
+  { key: '91d', label: t('shortcutLast91'), shortcut: 'n' },
+  { key: 'month', label: t('shortcutMonthToDate'), shortcut: 'm' },
+  { key: 'lastmonth', label: t('shortcutLastMonth'), shortcut: 'p' },
+  { key: 'year', label: t('shortcutYearToDate'), shortcut: 'y' },
+  { key: '12mo', label: t('shortcutLast12Months'), shortcut: 'l' },
+  { key: 'all', label: t('shortcutAllTime'), shortcut: 'a' },
+  { key: 'custom', label: t('shortcutCustom'), shortcut: 'c' },
 ];
 
 export const DEFAULT_PERIOD: PeriodKey = '30d';
@@ -44,8 +47,8 @@ const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function isDay(text: string | null | undefined): text is string {
   const m = text ? DAY.exec(text) : null;
   if (!m) return false;
-  const t = Date.parse(`${text}T00:00:00Z`);
-  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === text && Number(m[1]) >= 1970;
+  const at = Date.parse(`${text}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === text && Number(m[1]) >= 1970;
 }
 
 export function addDays(day: string, n: number): string {
@@ -115,8 +118,8 @@ export function resolvePeriod(
   }
 }
 
-const short = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const long = new Intl.DateTimeFormat('en-GB', {
+const short = dateFormat({ day: 'numeric', month: 'short', timeZone: 'UTC' });
+const long = dateFormat({
   day: 'numeric',
   month: 'short',
   year: 'numeric',

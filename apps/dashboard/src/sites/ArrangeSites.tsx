@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { Modal } from '../components/Modal.tsx';
 import { ErrorNote } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/sites.ts';
 import { arrangeSites, moveItem } from './arrange.ts';
 
 type Site = Schema<'Site'>;
@@ -41,16 +42,16 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
     setNewGroup('');
   };
   return (
-    <Modal title="Arrange sites" onClose={props.onDone} wide>
-      <p class="muted">Everyone who signs in sees this order. Pinned sites come first, then each group.</p>
+    <Modal title={t('arrangeSites')} onClose={props.onDone} wide>
+      <p class="muted">{t('arrangeIntro')}</p>
       <table class="data arrange">
         <thead>
           <tr>
-            <th>Site</th>
-            <th>Pinned</th>
-            <th>Group</th>
+            <th>{t('site')}</th>
+            <th>{t('pinned')}</th>
+            <th>{t('group')}</th>
             <th>
-              <span class="visually-hidden">Move</span>
+              <span class="visually-hidden">{t('move')}</span>
             </th>
           </tr>
         </thead>
@@ -63,7 +64,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
                 <td>
                   <input
                     type="checkbox"
-                    aria-label={`Pin ${domain}`}
+                    aria-label={t('pinSite', { domain })}
                     checked={pins.has(id)}
                     onChange={(e) => {
                       const next = new Set(pins);
@@ -75,7 +76,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
                 </td>
                 <td>
                   <select
-                    aria-label={`Group of ${domain}`}
+                    aria-label={t('groupOf', { domain })}
                     value={member.get(id) ?? ''}
                     onChange={(e) => {
                       const next = new Map(member);
@@ -84,7 +85,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
                       setMember(next);
                     }}
                   >
-                    <option value="">No group</option>
+                    <option value="">{t('noGroup')}</option>
                     {groups.map((g) => (
                       <option key={g} value={g}>
                         {g}
@@ -96,7 +97,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
                   <button
                     type="button"
                     class="icon-button"
-                    aria-label={`Move ${domain} up`}
+                    aria-label={t('moveUp', { domain })}
                     disabled={i === 0}
                     onClick={() => setOrder(moveItem(order, i, -1))}
                   >
@@ -105,7 +106,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
                   <button
                     type="button"
                     class="icon-button"
-                    aria-label={`Move ${domain} down`}
+                    aria-label={t('moveDown', { domain })}
                     disabled={i === order.length - 1}
                     onClick={() => setOrder(moveItem(order, i, 1))}
                   >
@@ -117,7 +118,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
           })}
         </tbody>
       </table>
-      <h3 class="section">Groups</h3>
+      <h3 class="section">{t('groups')}</h3>
       <ul class="chips">
         {groups.map((g) => (
           <li key={g} class="chip">
@@ -125,7 +126,7 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
             <button
               type="button"
               class="chip-remove"
-              aria-label={`Remove the group ${g}`}
+              aria-label={t('removeGroup', { name: g })}
               onClick={() => setGroups(groups.filter((x) => x !== g))}
             >
               ×
@@ -141,26 +142,26 @@ export function ArrangeSites(props: { sites: Site[]; layout: Schema<'SiteLayout'
         }}
       >
         <label for="new-group" class="visually-hidden">
-          New group name
+          {t('newGroupName')}
         </label>
         <input
           id="new-group"
-          placeholder="New group name"
+          placeholder={t('newGroupName')}
           maxLength={60}
           value={newGroup}
           onInput={(e) => setNewGroup(e.currentTarget.value)}
         />
         <button type="submit" class="button secondary">
-          Add the group
+          {t('addGroup')}
         </button>
       </form>
       <ErrorNote error={save.error} />
       <div class="row modal-actions">
         <button type="button" class="button" disabled={save.busy} onClick={() => save.submit()}>
-          Save
+          {t('save')}
         </button>
         <button type="button" class="button secondary" onClick={props.onDone}>
-          Cancel
+          {t('cancel')}
         </button>
       </div>
     </Modal>

@@ -1,4 +1,5 @@
 import { CopyButton } from '../components/ui.tsx';
+import { t } from '../i18n/sites.ts';
 
 /**
  * The "don't count me" link for the owner's own browsers: a page of the site opened with
@@ -10,16 +11,13 @@ export function IgnoreMyVisits(props: { domain: string }) {
   const unmark = `https://${props.domain}/?footfall_ignore=0`;
   return (
     <div class="stack">
-      <p>
-        Open this link once in each browser you use for your site: that browser then sends nothing to
-        Footfall, on every page, until you open <a href={unmark}>the same address with =0</a>.
-      </p>
+      <p>{t.rich('ignoreIntro', { link: <a href={unmark}>{t('ignoreUnmarkLink')}</a> })}</p>
       <code class="code-box">{mark}</code>
       <div class="row">
         <a class="button secondary" href={mark} target="_blank" rel="noopener noreferrer">
-          Open it in this browser
+          {t('openInBrowser')}
         </a>
-        <CopyButton text={mark} label="Copy the link" />
+        <CopyButton text={mark} label={t('copyLink')} />
       </div>
     </div>
   );

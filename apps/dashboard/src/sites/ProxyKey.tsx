@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { CopyButton, ErrorNote } from '../components/ui.tsx';
 import { useSubmit } from '../components/use-submit.ts';
+import { t } from '../i18n/sites.ts';
 
 /**
  * A site's proxy key (owners only): hidden until asked for, copyable, and rotated after a
@@ -23,31 +24,33 @@ export function ProxyKey(props: { site: Schema<'Site'>; onRotated?: (site: Schem
   return (
     <div class="stack">
       <p class="proxy-key-line">
-        <span class="visually-hidden">Proxy key: </span>
-        <code class="code-box proxy-key">{shown ? key : <span title="hidden">{'•'.repeat(24)}</span>}</code>
+        <span class="visually-hidden">{t('proxyKey')}</span>
+        <code class="code-box proxy-key">
+          {shown ? key : <span title={t('hidden')}>{'•'.repeat(24)}</span>}
+        </code>
       </p>
       <div class="row">
         <button type="button" class="button secondary" onClick={() => setShown(!shown)} aria-pressed={shown}>
-          {shown ? 'Hide the key' : 'Show the key'}
+          {shown ? t('hideKey') : t('showKey')}
         </button>
-        <CopyButton text={key} label="Copy the key" />
+        <CopyButton text={key} label={t('copyKey')} />
         {!confirming ? (
           <button type="button" class="button secondary" onClick={() => setConfirming(true)}>
-            Rotate…
+            {t('rotate')}
           </button>
         ) : (
           <span class="row confirm">
-            <span>Servers using the current key will be refused until they get the new one.</span>
+            <span>{t('rotateWarning')}</span>
             <button
               type="button"
               class="button danger"
               disabled={rotate.busy}
               onClick={() => rotate.submit()}
             >
-              Rotate the key
+              {t('rotateKey')}
             </button>
             <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
-              Keep it
+              {t('keepIt')}
             </button>
           </span>
         )}

@@ -1,4 +1,5 @@
 import { Field } from '../components/ui.tsx';
+import { t } from '../i18n/sites.ts';
 import { session } from '../session.ts';
 
 export interface SiteForm {
@@ -21,12 +22,15 @@ const zones = (): string[] => {
 };
 const currencies = (): string[] => Intl.supportedValuesOf?.('currency') ?? ['USD', 'EUR', 'GBP'];
 
+/** examples in the empty fields: addresses and ids, the same in every language */
+const EXAMPLE_DOMAIN = 'example.com';
+const EXAMPLE_UMAMI_ID = '4fb7fa4c-5b46-438d-94b3-3a8fb9bc2e8b';
+const EXAMPLE_ICON = 'https://example.com/favicon.ico';
+
 /** What an empty retention means on this instance, and what a number does. */
 function retentionHint(): string {
   const instance = session.value?.instance.retention_days ?? null;
-  const empty =
-    instance === null ? 'Empty keeps every visit.' : `Empty follows this server: ${instance} days.`;
-  return `Older visits and their events are deleted each night (30 to 36500 days); payments stay. ${empty}`;
+  return instance === null ? t('retentionKeepsAll') : t('retentionFollows', { count: instance });
 }
 
 /** The browser's own time zone: the likely zone of a new site. */
@@ -47,17 +51,13 @@ export function SiteFields(props: {
   const { form, set, errorOf } = props;
   return (
     <>
-      <Field
-        label="Domain"
-        hint="The address of the site; a pasted URL is fine. www. is optional."
-        error={errorOf('domain')}
-      >
+      <Field label={t('domain')} hint={t('domainHint')} error={errorOf('domain')}>
         {(id, d) => (
           <input
             id={id}
             aria-describedby={d}
             required
-            placeholder="example.com"
+            placeholder={EXAMPLE_DOMAIN}
             autocomplete="off"
             spellcheck={false}
             value={form.domain}
@@ -65,7 +65,7 @@ export function SiteFields(props: {
           />
         )}
       </Field>
-      <Field label="Time zone" hint="Days and hours in reports follow it." error={errorOf('timezone')}>
+      <Field label={t('timeZone')} hint={t('timeZoneHint')} error={errorOf('timezone')}>
         {(id, d) => (
           <select
             id={id}
@@ -81,7 +81,7 @@ export function SiteFields(props: {
           </select>
         )}
       </Field>
-      <Field label="Currency" hint="Revenue is shown in it." error={errorOf('currency')}>
+      <Field label={t('currency')} hint={t('currencyHint')} error={errorOf('currency')}>
         {(id, d) => (
           <select
             id={id}
@@ -104,11 +104,8 @@ export function SiteFields(props: {
           onChange={(e) => set({ cookieless: e.currentTarget.checked })}
         />
         <span>
-          Cookieless
-          <span class="hint muted">
-            {' '}
-            — no cookie: a daily hash counts visitors, so a visitor is new again each day.
-          </span>
+          {t('cookieless')}
+          <span class="hint muted"> {t('cookielessHint')}</span>
         </span>
       </label>
       <label class="check">
@@ -118,13 +115,13 @@ export function SiteFields(props: {
           onChange={(e) => set({ city_recording: e.currentTarget.checked })}
         />
         <span>
-          Record cities
-          <span class="hint muted"> — off: countries and regions only.</span>
+          {t('recordCities')}
+          <span class="hint muted"> {t('recordCitiesHint')}</span>
         </span>
       </label>
       {props.full && (
         <>
-          <Field label="Keep visits for" hint={retentionHint()} error={errorOf('retention_days')}>
+          <Field label={t('keepVisitsFor')} hint={retentionHint()} error={errorOf('retention_days')}>
             {(id, d) => (
               <div class="row">
                 <input
@@ -140,20 +137,16 @@ export function SiteFields(props: {
                   value={form.retention_days}
                   onInput={(e) => set({ retention_days: e.currentTarget.value })}
                 />
-                <span>days</span>
+                <span>{t('days')}</span>
               </div>
             )}
           </Field>
-          <Field
-            label="Umami website id"
-            hint="Moving from Umami? Enter the website id Umami shows for this site and point its script at this server: its visits count here until you change the tag."
-            error={errorOf('umami_website_id')}
-          >
+          <Field label={t('umamiWebsiteId')} hint={t('umamiHint')} error={errorOf('umami_website_id')}>
             {(id, d) => (
               <input
                 id={id}
                 aria-describedby={d}
-                placeholder="4fb7fa4c-5b46-438d-94b3-3a8fb9bc2e8b"
+                placeholder={EXAMPLE_UMAMI_ID}
                 autocomplete="off"
                 spellcheck={false}
                 value={form.umami_website_id}
@@ -161,23 +154,19 @@ export function SiteFields(props: {
               />
             )}
           </Field>
-          <Field
-            label="Icon"
-            hint="The address of an image (https), or empty for a letter."
-            error={errorOf('icon')}
-          >
+          <Field label={t('icon')} hint={t('iconHint')} error={errorOf('icon')}>
             {(id, d) => (
               <input
                 id={id}
                 aria-describedby={d}
                 type="url"
-                placeholder="https://example.com/favicon.ico"
+                placeholder={EXAMPLE_ICON}
                 value={form.icon}
                 onInput={(e) => set({ icon: e.currentTarget.value })}
               />
             )}
           </Field>
-          <Field label="Colour" error={errorOf('colour')}>
+          <Field label={t('colour')} error={errorOf('colour')}>
             {(id, d) => (
               <div class="row">
                 <input
@@ -189,7 +178,7 @@ export function SiteFields(props: {
                 />
                 {form.colour && (
                   <button type="button" class="link-button" onClick={() => set({ colour: '' })}>
-                    No colour
+                    {t('noColour')}
                   </button>
                 )}
               </div>

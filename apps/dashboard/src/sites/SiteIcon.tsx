@@ -1,3 +1,5 @@
+import { t } from '../i18n/sites.ts';
+
 /**
  * A site's icon: the owner's own image when set, else its favicon as the server fetched it (`src`,
  * never the site itself), else a dot in its colour with its first letter.
@@ -24,11 +26,8 @@ export function SiteIcon(props: {
 /** Said wherever a site is listed or shared (spec: a site's cookieless mode is listed there). */
 export function CookielessBadge() {
   return (
-    <span
-      class="badge quiet"
-      title="Counted without cookies: a daily hash identifies visitors, so nobody is recognised the next day"
-    >
-      Cookieless
+    <span class="badge quiet" title={t('cookielessTitle')}>
+      {t('cookieless')}
     </span>
   );
 }

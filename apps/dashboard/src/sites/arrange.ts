@@ -1,3 +1,5 @@
+import { t } from '../i18n/sites.ts';
+
 /** The account-wide layout of sites, as `GET /api/v1/site-layout` gives it. */
 export interface SiteLayout {
   order: string[];
@@ -35,13 +37,13 @@ export function arrangeSites<S extends { id: string; domain: string }>(
     });
   const sections: Section<S>[] = [];
   const pinned = take(new Set(layout.pins));
-  if (pinned.length > 0) sections.push({ title: 'Pinned', sites: pinned });
+  if (pinned.length > 0) sections.push({ title: t('pinned'), sites: pinned });
   for (const group of layout.groups) {
     const members = take(new Set(group.sites));
     if (members.length > 0) sections.push({ title: group.name, sites: members });
   }
   const rest = sorted.filter((s) => !placed.has(s.id));
-  if (rest.length > 0) sections.push({ title: sections.length > 0 ? 'Other sites' : null, sites: rest });
+  if (rest.length > 0) sections.push({ title: sections.length > 0 ? t('otherSites') : null, sites: rest });
   return sections;
 }
 

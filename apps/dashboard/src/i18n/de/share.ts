@@ -1,0 +1,17 @@
+import type { Translation } from '../catalogue.ts';
+import type en from '../en/share.ts';
+
+export default {
+  linkOpensNothing: 'Dieser Link öffnet nichts',
+  linkRevoked:
+    'Er wurde möglicherweise widerrufen. Bitten Sie die Person, die ihn geschickt hat, um einen neuen.',
+  opening: 'Das freigegebene Dashboard wird geöffnet',
+  openShared: 'Das freigegebene Dashboard öffnen',
+  sharedDashboard: 'Ein freigegebenes Dashboard',
+  passwordProtected: 'Dieses Dashboard ist durch ein Passwort geschützt.',
+  password: 'Passwort',
+  open: 'Öffnen',
+  documentTitle: '{domain} · freigegeben mit Footfall',
+  readOnly: 'Ein freigegebenes Dashboard, nur lesbar',
+  countedBy: 'Gezählt von Footfall.',
+} satisfies Translation<typeof en>;
