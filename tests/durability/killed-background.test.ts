@@ -1,14 +1,16 @@
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDemoData } from '../../bench/demo-data.ts';
 import { type RunningFootfall, runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
 
 /**
  * `kill -9` of the query service in the middle of its own background work, with the real
- * `footfall start` (which restarts it): while it builds the day rollups of a site's history, and
- * while it writes a backup. After each restart every report equals an uninterrupted run's, the work
- * is done again, and what the killed run left half-written is removed.
+ * `footfall start` (which restarts it): while it builds the day rollups of a site's history, while
+ * it writes a backup, and while it writes the backup before an upgrade. After each restart every
+ * report equals an uninterrupted run's, the work is done again, and what the killed run left
+ * half-written is removed.
  */
 const API = 'killed-background-api-token-0123456789';
 const METRICS = 'killed-background-metrics-token-0123456789';
@@ -141,4 +143,47 @@ describe('the query service killed in its background work', () => {
     expect(left.filter((n) => n.startsWith('.staging-') || n.endsWith('.tmp'))).toEqual([]);
     expect(await answers()).toEqual(expected);
   }, 180_000);
+
+  it('writes the before-upgrade backup again after a kill halfway through it, then upgrades; every report as uninterrupted', async () => {
+    await running?.stop();
+    running = undefined;
+    const dataDir = join(root, 'upgrading');
+    cpSync(seed, dataDir, { recursive: true });
+    // app.db as an older release left it: the start backs everything up before it stamps it anew
+    const control = new Database(join(dataDir, 'app.db'));
+    control.prepare(`UPDATE meta SET value = '0.0.1' WHERE key = 'footfall_version'`).run();
+    control.close();
+    const before = join(dataDir, 'backups', 'before-upgrade');
+    const ff = runFootfall(['start'], env(dataDir));
+    running = { ...ff, url: '' };
+    await expect
+      .poll(
+        () => {
+          try {
+            return readdirSync(before).some((n) => n.startsWith('.staging-') || n.endsWith('.tmp'));
+          } catch {
+            return false;
+          }
+        },
+        { timeout: 60_000, interval: 5 },
+      )
+      .toBe(true);
+    process.kill(queryPid(ff), 'SIGKILL');
+    // restarted, it writes the backup whole, and only then starts: the gateway waited meanwhile
+    const listening = await ff.waitForLog((l) => l.msg === 'ingest gateway listening', 90_000);
+    running = { ...ff, url: `http://127.0.0.1:${listening.port as number}` };
+    await expect.poll(() => restarts(ff), { timeout: 60_000 }).toBe(1);
+    const backedUp = ff.logs().filter((l) => l.msg === 'everything backed up before the upgrade');
+    expect(backedUp).toHaveLength(1);
+    expect(readdirSync(before)).toEqual(['footfall-0.0.1.ffbackup']);
+    const stamped = new Database(join(dataDir, 'app.db'), { readonly: true });
+    const version = stamped.prepare(`SELECT value FROM meta WHERE key = 'footfall_version'`).get() as {
+      value: string;
+    };
+    stamped.close();
+    expect(version.value).toBe(readFileSync(new URL('../../VERSION', import.meta.url), 'utf8').trim());
+    // the demo events reach the reports through the tailer, as in the uninterrupted run
+    await prepared(ff, 1);
+    expect(await answers()).toEqual(expected);
+  }, 240_000);
 });
