@@ -59,6 +59,66 @@ export async function notesFlow(h: DocumentedApp, owner: Agent, site: string) {
   expect((await h.call('DELETE', `${base}/${id}`, { agent: owner })).status).toBe(204);
 }
 
+/** Saved segments: a viewer's own, an owner's shared one, who may change which, the limit. */
+export async function segmentsFlow(h: DocumentedApp, owner: Agent, viewer: Agent, site: string) {
+  const base = `/api/v1/sites/${site}/segments`;
+  const shared = await h.call('POST', base, {
+    body: { name: 'Paid traffic from Germany', filters: ['country:DE', 'channel:Paid Search'], shared: true },
+    agent: owner,
+  });
+  expect(shared.status).toBe(201);
+  const sharedId = shared.json<{ segment: { id: string } }>().segment.id;
+  const own = await h.call('POST', base, {
+    body: { name: 'Mobile', filters: ['device:mobile'] },
+    agent: viewer,
+  });
+  expect(own.json()).toMatchObject({ segment: { shared: false, author: { email: 'viewer@example.com' } } });
+  const ownId = own.json<{ segment: { id: string } }>().segment.id;
+  expect(
+    (await h.call('POST', base, { body: { name: 'x', filters: ['x:1'] }, agent: viewer })).json(),
+  ).toMatchObject({
+    field: 'filters',
+  });
+  expect(
+    (await h.call('POST', base, { body: { name: 'x', filters: ['page:/'], shared: true }, agent: viewer }))
+      .status,
+  ).toBe(403);
+  // each sees the shared one and their own; an owner does not see a viewer's private one
+  const names = async (agent: Agent) =>
+    (await h.call('GET', base, { agent }))
+      .json<{ segments: { name: string }[] }>()
+      .segments.map((x) => x.name);
+  expect(await names(viewer)).toEqual(['Mobile', 'Paid traffic from Germany']);
+  expect(await names(owner)).toEqual(['Paid traffic from Germany']);
+  expect(
+    (await h.call('PATCH', `${base}/${ownId}`, { body: { name: 'Phones' }, agent: viewer })).status,
+  ).toBe(200);
+  expect((await h.call('PATCH', `${base}/${ownId}`, { body: { name: 'Mine' }, agent: owner })).status).toBe(
+    404,
+  );
+  expect(
+    (await h.call('PATCH', `${base}/${sharedId}`, { body: { name: 'Mine' }, agent: viewer })).status,
+  ).toBe(403);
+  expect((await h.call('PATCH', `${base}/${sharedId}`, { body: { filters: [] }, agent: owner })).status).toBe(
+    400,
+  );
+  // a site keeps 500 segments: the rest are written straight into the table
+  h.control.raw
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 498)
+       INSERT INTO segments (id, site_id, person_id, name, filters, shared, created_at, updated_at)
+       SELECT 'filler' || i, ?, NULL, 'filler', '["page:/"]', 1, 0, 0 FROM n`,
+    )
+    .run(site);
+  expect(
+    (await h.call('POST', base, { body: { name: 'one too many', filters: ['page:/'] }, agent: owner }))
+      .status,
+  ).toBe(409);
+  h.control.raw.prepare("DELETE FROM segments WHERE id LIKE 'filler%'").run();
+  expect((await h.call('DELETE', `${base}/${ownId}`, { agent: viewer })).status).toBe(204);
+  expect((await h.call('DELETE', `${base}/${sharedId}`, { agent: owner })).status).toBe(204);
+}
+
 export async function goalsAndFunnelsFlow(h: DocumentedApp, owner: Agent, site: string) {
   const goals = `/api/v1/sites/${site}/goals`;
   expect((await h.call('GET', goals, { agent: owner })).status).toBe(200);

@@ -21,6 +21,7 @@ import { paymentRoutes } from './routes/payments.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { searchConsoleRoutes } from './routes/search-console.ts';
+import { segmentRoutes } from './routes/segments.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { setupRoutes } from './routes/setup.ts';
 import { shareRoutes } from './routes/shares.ts';
@@ -75,6 +76,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', siteReadRoutes(deps, visited));
   app.route('/api/v1', paymentRoutes(deps));
   app.route('/api/v1', annotationRoutes(deps));
+  app.route('/api/v1', segmentRoutes(deps));
   app.route('/api/v1', goalRoutes(deps));
   app.route('/api/v1', funnelRoutes(deps));
   app.route('/api/v1', alertRoutes(deps));

@@ -164,6 +164,17 @@ export {
   searchConsoleOf,
 } from './search-console.ts';
 export {
+  createSegment,
+  deleteSegment,
+  getSegment,
+  listSegments,
+  SEGMENT_FILTERS_MAX,
+  SEGMENT_NAME_MAX,
+  SEGMENTS_PER_SITE_MAX,
+  type Segment,
+  updateSegment,
+} from './segments.ts';
+export {
   type ActiveSession,
   CHALLENGE_TTL_MS,
   createChallenge,

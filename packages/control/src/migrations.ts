@@ -416,6 +416,29 @@ const V17: ControlMigration = {
   sql: `ALTER TABLE sites ADD COLUMN shields TEXT;`,
 };
 
+const V18: ControlMigration = {
+  version: 18,
+  name: 'saved segments',
+  // a named set of report filters (segments.ts): private to its author, or shared with the site's
+  // readers; a private one goes with its author, a shared one stays without
+  sql: `
+    CREATE TABLE segments (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      person_id TEXT REFERENCES people(id) ON DELETE SET NULL,
+      name TEXT NOT NULL,
+      filters TEXT NOT NULL,
+      shared INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX segments_site ON segments(site_id);
+    CREATE TRIGGER segments_private_with_author AFTER UPDATE OF person_id ON segments
+      WHEN NEW.person_id IS NULL AND NEW.shared = 0
+      BEGIN DELETE FROM segments WHERE id = NEW.id; END;
+  `,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -435,4 +458,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V15,
   V16,
   V17,
+  V18,
 ];

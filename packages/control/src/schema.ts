@@ -21,6 +21,18 @@ export interface ControlSchema {
   site_access: { person_id: string; site_id: string };
   api_key_sites: { key_id: string; site_id: string };
   annotations: AnnotationsTable;
+  segments: {
+    id: string;
+    site_id: string;
+    /** the author; null once removed (their private segments go with them) */
+    person_id: string | null;
+    name: string;
+    /** JSON: the report's `f` values */
+    filters: string;
+    shared: number;
+    created_at: number;
+    updated_at: number;
+  };
   goals: GoalsTable;
   alert_destinations: AlertDestinationsTable;
   alert_deliveries: AlertDeliveriesTable;

@@ -21,6 +21,7 @@ import { PeriodPicker } from './PeriodPicker.tsx';
 import { tabOf, visiblePanels } from './panels.ts';
 import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
 import { RangeForm } from './RangeForm.tsx';
+import { SegmentsMenu } from './SegmentsMenu.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
 import { TopStats } from './TopStats.tsx';
 import { readView, withPeriod } from './view.ts';
@@ -144,6 +145,7 @@ export function Report(props: {
       <div class="toolbar">
         <PeriodPicker scope={scope} onCustom={() => setAsking('period')} />
         <ComparePicker scope={scope} onCustom={() => setAsking('compare')} />
+        {!shared && <SegmentsMenu scope={scope} />}
         {!shared && (
           <a
             class="button secondary export"

@@ -149,7 +149,8 @@ function shiftYear(d: string, years: number): string {
   return `${String(y + years).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(day, last)).padStart(2, '0')}`;
 }
 
-function parseFilter(raw: string): Filter {
+/** One `f` value (`dim:value`) as a filter; throws ReportParamError naming `f`. */
+export function parseFilter(raw: string): Filter {
   const colon = raw.indexOf(':');
   const dim = colon < 0 ? raw : raw.slice(0, colon);
   if (colon < 0 || !(FILTER_DIMENSIONS as readonly string[]).includes(dim)) {

@@ -67,7 +67,7 @@ export default {
   add: 'Hinzufügen',
   sitesOfViewers: 'Websites der einzelnen Betrachter',
   everySite: 'Alle Websites',
-  sitesDeleted: 'Keine (ihre Websites wurden gelöscht)',
+  sitesDeleted: 'Keine (seine Websites wurden gelöscht)',
   never: 'nie',
   revoke: 'Widerrufen…',
   revokeKeyLabel: 'Den Schlüssel {name} widerrufen…',

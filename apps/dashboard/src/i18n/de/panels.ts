@@ -53,7 +53,7 @@ export default {
     one: 'Erste Besuche überhaupt von {referrer} ({n} Besuch)',
     other: 'Erste Besuche überhaupt von {referrer} ({n} Besuche)',
   },
-  firstFromCountry: 'Erster Besucher überhaupt aus {country}',
+  firstFromCountry: 'Erster Besucher überhaupt aus diesem Land: {country}',
   campaignBegan: {
     one: 'Kampagne „{campaign}“ gestartet ({n} Besuch)',
     other: 'Kampagne „{campaign}“ gestartet ({n} Besuche)',
@@ -144,4 +144,11 @@ export default {
     one: '{n} Anfrage an den Tracker wurde als Bot verworfen und nirgends gezählt.',
     other: '{n} Anfragen an den Tracker wurden als Bots verworfen und nirgends gezählt.',
   },
+  segmentsNone: 'Noch kein gespeichertes Segment. Filtern Sie den Bericht und speichern Sie die Filter hier.',
+  segmentShared: 'geteilt',
+  segmentDelete: 'Segment {name} löschen',
+  segmentSaveLabel: 'Diese Filter speichern als',
+  segmentNamePlaceholder: 'Bezahlter Traffic aus Deutschland',
+  segmentShareLabel: 'Mit allen teilen, die Zugriff auf diese Website haben',
+  segmentSave: 'Segment speichern',
 } satisfies Translation<typeof en>;

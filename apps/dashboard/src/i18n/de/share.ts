@@ -11,7 +11,7 @@ export default {
   passwordProtected: 'Dieses Dashboard ist durch ein Passwort geschützt.',
   password: 'Passwort',
   open: 'Öffnen',
-  documentTitle: '{domain} · freigegeben mit Footfall',
-  readOnly: 'Ein freigegebenes Dashboard, nur lesbar',
+  documentTitle: '{domain} · freigegeben über Footfall',
+  readOnly: 'Ein freigegebenes Dashboard, schreibgeschützt',
   countedBy: 'Gezählt von Footfall.',
 } satisfies Translation<typeof en>;

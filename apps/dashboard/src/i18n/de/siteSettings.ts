@@ -95,14 +95,14 @@ export default {
   noMilestoneYet: 'Noch kein Meilenstein erreicht.',
   card: 'Karte',
   cardOfHidden: ' zu {headline}',
-  alertTrackingStopped: 'Tracking gestoppt',
+  alertTrackingStopped: 'Erfassung gestoppt',
   alertBusyDay: 'Ein starker Tag',
   alertPayment: 'Jemand hat bezahlt',
   alertDiskFilling: 'Speicherplatz wird knapp',
   alertHealth: 'Zustandsprobleme',
   alertMilestone: 'Meilenstein erreicht',
   alertsIntro:
-    'Footfall benachrichtigt diese Empfänger, wenn das Tracking stoppt, an einem starken Tag, wenn jemand bezahlt, wenn der Speicherplatz knapp wird und wenn Footfall selbst ein Problem hat; und, wenn Sie es ankreuzen, wenn die Website einen Meilenstein erreicht.',
+    'Footfall benachrichtigt diese Empfänger, wenn die Erfassung stoppt, an einem starken Tag, wenn jemand bezahlt, wenn der Speicherplatz knapp wird und wenn Footfall selbst ein Problem hat; und, wenn Sie es ankreuzen, wenn die Website einen Meilenstein erreicht.',
   copySigningSecret: 'Signaturgeheimnis kopieren',
   signingSecretNote:
     'Das Signaturgeheimnis des Webhooks, nur jetzt angezeigt: Jede Sendung trägt Footfall-Signature, einen HMAC-SHA256 aus Zeitstempel und Inhalt mit diesem Geheimnis, damit der Empfänger prüfen kann, dass sie von hier kommt.',
@@ -123,8 +123,8 @@ export default {
   alertsSentTo: 'Benachrichtigungen an {name}',
   testDelivered: 'Die Testbenachrichtigung wurde zugestellt.',
   testNotDelivered: 'Die Testbenachrichtigung wurde nicht zugestellt: {error}.',
-  lastFailure: 'Letzter Fehler {when}: {message}.',
-  lastSent: 'Zuletzt gesendet {when}.',
+  lastFailure: 'Letzter Fehler am {when}: {message}.',
+  lastSent: 'Zuletzt gesendet am {when}.',
   nothingSentYet: 'Noch nichts gesendet.',
   showConsentBar: 'Einwilligungsleiste von Footfall anzeigen',
   consentBarHint:
@@ -142,7 +142,7 @@ export default {
     'Zugriffe von diesen Adressen, Ländern, Seiten und Hosts werden nie gezählt: Das Gateway beantwortet sie und behält nur eine Anzahl. Ein Eintrag pro Zeile.',
   shieldIps: 'Adressen und Bereiche',
   shieldIpsHint:
-    'IPv4- oder IPv6-Adressen oder CIDR-Bereiche wie 203.0.113.0/24; höchstens 100. Nur im Speicher verglichen, nie aufgeschrieben.',
+    'IPv4- oder IPv6-Adressen oder CIDR-Bereiche wie 203.0.113.0/24; höchstens 100. Nur im Arbeitsspeicher verglichen, nie gespeichert.',
   shieldCountries: 'Länder',
   shieldCountriesHint: 'Zweibuchstabige Ländercodes wie FR.',
   shieldPages: 'Seiten',

@@ -6,7 +6,7 @@ export default {
   arrange: 'Anordnen',
   addSite: 'Website hinzufügen',
   noSiteShared:
-    'Es ist noch keine Website für Sie freigegeben. Bitten Sie einen Inhaber dieses Footfall, eine freizugeben.',
+    'Es ist noch keine Website für Sie freigegeben. Bitten Sie einen Inhaber dieser Footfall-Instanz, eine freizugeben.',
   waitingFirstVisit: 'Warten auf den ersten Besuch',
   trackingStopped: {
     one: 'Erfassung gestoppt: seit {count} Tag kein Besuch',
@@ -48,11 +48,11 @@ export default {
   recordCitiesHint: '– aus: nur Länder und Regionen.',
   keepVisitsFor: 'Besuche aufbewahren für',
   retentionKeepsAll:
-    'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben. Leer behält jeden Besuch.',
+    'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben erhalten. Leer lassen, um alle Besuche zu behalten.',
   retentionFollows: {
-    one: 'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben. Leer folgt diesem Server: {count} Tag.',
+    one: 'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben erhalten. Ohne Angabe gilt die Vorgabe dieses Servers: {count} Tag.',
     other:
-      'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben. Leer folgt diesem Server: {count} Tage.',
+      'Ältere Besuche und ihre Ereignisse werden jede Nacht gelöscht (30 bis 36.500 Tage); Zahlungen bleiben erhalten. Ohne Angabe gilt die Vorgabe dieses Servers: {count} Tage.',
   },
   days: 'Tage',
   umamiWebsiteId: 'Umami-Website-ID',

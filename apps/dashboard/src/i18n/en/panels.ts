@@ -144,4 +144,12 @@ export default {
   robotPagesCaption: 'Pages robots read most',
   aiReads: 'AI reads',
   botsDropped: { other: '{n} requests to the tracker were dropped as robots and counted nowhere.' },
+  // saved segments (the report's Segments menu)
+  segmentsNone: 'No saved segment yet. Filter the report, then save the filters here.',
+  segmentShared: 'shared',
+  segmentDelete: 'Delete the segment {name}',
+  segmentSaveLabel: 'Save these filters as',
+  segmentNamePlaceholder: 'Paid traffic from Germany',
+  segmentShareLabel: 'Share with everyone who has access to this site',
+  segmentSave: 'Save the segment',
 };

@@ -222,4 +222,5 @@ export default {
   channelEmail: 'Email',
   channelReferral: 'Referral',
   channelAiAssistant: 'AI Assistant',
+  segments: 'Segments',
 };

@@ -32,7 +32,7 @@ export default {
   themeDark: 'Oscuro',
   signOut: 'Cerrar sesión',
   shortcutsNote: 'En el informe de un sitio. Las teclas escritas en un campo no se interceptan.',
-  updateAvailable: 'Footfall {version} está disponible (tienes la {current}).',
+  updateAvailable: 'Footfall {version} está disponible (tienes instalada la {current}).',
   whatIsNew: 'Novedades',
   keyEscape: 'Esc',
   shortcutToday: 'Hoy',

@@ -70,8 +70,8 @@ export default {
   searchConsoleIntro:
     'Con Search Console, el panel IA y búsqueda marca las páginas a las que los buscadores envían personas y que ningún robot de IA ha leído («No leída»).',
   connectedTo: 'Conectado a {property} como {email}.',
-  clicksPulled: 'Clics obtenidos el {when}.',
-  lastPullFailed: 'La última obtención falló ({when}): {error}',
+  clicksPulled: 'Clics importados el {when}.',
+  lastPullFailed: 'La última importación falló ({when}): {error}',
   disconnectSearchConsole: 'Desconectar: se eliminan la clave y los clics',
   connectSearchConsole: 'Conectar Search Console',
   property: 'Propiedad',

@@ -110,9 +110,9 @@ export default {
   live: 'En directo',
   trackingStopped: 'Seguimiento detenido.',
   noVisitFor: {
-    one: 'No ha llegado ninguna visita en {count} día.',
-    many: 'No ha llegado ninguna visita en {count} días.',
-    other: 'No ha llegado ninguna visita en {count} días.',
+    one: 'No llega ninguna visita desde hace {count} día.',
+    many: 'No llega ninguna visita desde hace {count} días.',
+    other: 'No llega ninguna visita desde hace {count} días.',
   },
   checkTag: 'Si el sitio aún tiene visitantes, comprueba que sus páginas siguen llevando la etiqueta.',
   trackerMissing:
@@ -228,4 +228,5 @@ export default {
   channelEmail: 'Correo electrónico',
   channelReferral: 'Referencia',
   channelAiAssistant: 'Asistente de IA',
+  segments: 'Segmentos',
 } satisfies Translation<typeof en>;

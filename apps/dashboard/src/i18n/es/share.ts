@@ -10,7 +10,7 @@ export default {
   passwordProtected: 'Este panel está protegido con una contraseña.',
   password: 'Contraseña',
   open: 'Abrir',
-  documentTitle: '{domain} · compartido con Footfall',
+  documentTitle: '{domain} · compartido mediante Footfall',
   readOnly: 'Un panel compartido, de solo lectura',
   countedBy: 'Contado por Footfall.',
 } satisfies Translation<typeof en>;

@@ -34,7 +34,7 @@ export default {
   vitals: 'Web Vitals',
   vitalsWhat: 'velocidad de las páginas en visitas reales (el rastreador sigue enviándola)',
   crawlers: 'Robots de IA y de búsqueda',
-  crawlersWhat: 'los robots que leen tus páginas (los informes siguen llegando)',
+  crawlersWhat: 'los robots que leen tus páginas (tu servidor sigue informando de ellos)',
   milestones: 'Hitos',
   milestonesWhat:
     'cifras redondas, días récord y primeras veces, con sus tarjetas (las páginas públicas dejan de funcionar)',
@@ -77,7 +77,7 @@ export default {
   aPage: 'una página',
   removeStepHidden: ' el paso {number}',
   addStep: 'Añadir un paso',
-  withinDaysOptional: 'En días (opcional)',
+  withinDaysOptional: 'Plazo en días (opcional)',
   withinDaysHint:
     'vacío: todos los pasos en una visita; un número de 1 a 90: a lo largo de varias visitas, desde el primer paso',
   addFunnel: 'Añadir el embudo',
@@ -90,7 +90,7 @@ export default {
   milestoneFirstSale: 'La primera venta',
   milestonesIntro:
     'Una vez al día, cuando termina el día del sitio, Footfall revisa lo que ha alcanzado y muestra cada nuevo hito encima del informe, con una tarjeta para publicar.',
-  lookFor: 'Buscar',
+  lookFor: 'Vigilar',
   noMilestoneYet: 'Aún no se ha alcanzado ningún hito.',
   card: 'Tarjeta',
   cardOfHidden: ' de {headline}',
@@ -98,7 +98,7 @@ export default {
   alertBusyDay: 'Un día con mucho tráfico',
   alertPayment: 'Alguien ha pagado',
   alertDiskFilling: 'Disco casi lleno',
-  alertHealth: 'Problemas de estado',
+  alertHealth: 'Problemas de funcionamiento',
   alertMilestone: 'Hito alcanzado',
   alertsIntro:
     'Footfall avisa a estos destinos cuando el seguimiento se detiene, en un día con mucho tráfico, cuando alguien paga, cuando el disco se está llenando y cuando el propio Footfall tiene un problema; y, si lo marcas, cuando el sitio alcanza un hito.',
@@ -138,14 +138,15 @@ export default {
   saveConsentBar: 'Guardar la barra de consentimiento',
   headingShields: 'Exclusiones',
   shieldsIntro:
-    'El tráfico de estas direcciones, países, páginas y hosts nunca se cuenta: la pasarela lo responde y solo guarda un recuento. Una entrada por línea.',
+    'El tráfico de estas direcciones, países, páginas y hosts nunca se cuenta: la pasarela responde y solo guarda un recuento. Una entrada por línea.',
   shieldIps: 'Direcciones y rangos',
   shieldIpsHint:
     'Direcciones IPv4 o IPv6, o rangos CIDR como 203.0.113.0/24; 100 como máximo. Se comparan en memoria y nunca se guardan.',
   shieldCountries: 'Países',
   shieldCountriesHint: 'Códigos de país de dos letras, como FR.',
   shieldPages: 'Páginas',
-  shieldPagesHint: 'Rutas; * equivale a cualquier carácter, así que /admin/* es cada página bajo /admin/.',
+  shieldPagesHint:
+    'Rutas; * equivale a cualquier secuencia de caracteres, así que /admin/* son todas las páginas bajo /admin/.',
   shieldHostnames: 'Hosts',
   shieldHostnamesHint: 'Un host como staging.example.com, o *.example.com para todos los subdominios.',
   shieldLineError: 'Línea {line}: {message}',

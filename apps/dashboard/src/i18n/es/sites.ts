@@ -51,11 +51,11 @@ export default {
   recordCitiesHint: '— desactivado: solo países y regiones.',
   keepVisitsFor: 'Conservar las visitas durante',
   retentionKeepsAll:
-    'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se quedan. Vacío conserva todas las visitas.',
+    'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se conservan. Si lo dejas vacío, se conservan todas las visitas.',
   retentionFollows: {
-    one: 'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se quedan. Vacío sigue a este servidor: {count} día.',
+    one: 'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se conservan. Si lo dejas vacío, se usa el valor de este servidor: {count} día.',
     other:
-      'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se quedan. Vacío sigue a este servidor: {count} días.',
+      'Las visitas más antiguas y sus eventos se eliminan cada noche (de 30 a 36 500 días); los pagos se conservan. Si lo dejas vacío, se usa el valor de este servidor: {count} días.',
   },
   days: 'días',
   umamiWebsiteId: 'ID de sitio web de Umami',

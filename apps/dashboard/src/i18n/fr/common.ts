@@ -57,7 +57,7 @@ export default {
   titleSite: 'Site',
   titlePeople: 'Personnes',
   titleApiKeys: 'Clés d’API',
-  titleDataRequests: 'Demandes sur les données',
+  titleDataRequests: 'Demandes de données',
   titleAccount: 'Votre compte',
   titleHealth: 'État',
   nothingHere: 'Rien ici',

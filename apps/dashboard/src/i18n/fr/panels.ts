@@ -161,4 +161,11 @@ export default {
     many: '{n} requêtes vers le traceur ont été écartées comme robots et ne sont comptées nulle part.',
     other: '{n} requêtes vers le traceur ont été écartées comme robots et ne sont comptées nulle part.',
   },
+  segmentsNone: 'Aucun segment enregistré. Filtrez le rapport, puis enregistrez les filtres ici.',
+  segmentShared: 'partagé',
+  segmentDelete: 'Supprimer le segment {name}',
+  segmentSaveLabel: 'Enregistrer ces filtres sous',
+  segmentNamePlaceholder: 'Trafic payant en provenance d’Allemagne',
+  segmentShareLabel: 'Partager avec toutes les personnes ayant accès à ce site',
+  segmentSave: 'Enregistrer le segment',
 } satisfies Translation<typeof en>;

@@ -10,7 +10,7 @@ export default {
   passwordProtected: 'Ce tableau de bord est protégé par un mot de passe.',
   password: 'Mot de passe',
   open: 'Ouvrir',
-  documentTitle: '{domain} · partagé avec Footfall',
+  documentTitle: '{domain} · partagé via Footfall',
   readOnly: 'Un tableau de bord partagé, en lecture seule',
   countedBy: 'Compté par Footfall.',
 } satisfies Translation<typeof en>;

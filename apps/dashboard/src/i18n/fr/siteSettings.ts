@@ -80,7 +80,7 @@ export default {
   aPage: 'une page',
   removeStepHidden: ' l’étape {number}',
   addStep: 'Ajouter une étape',
-  withinDaysOptional: 'En jours (facultatif)',
+  withinDaysOptional: 'Délai en jours (facultatif)',
   withinDaysHint:
     'vide : toutes les étapes dans une même visite ; un nombre de 1 à 90 : sur plusieurs visites, à partir de la première étape',
   addFunnel: 'Ajouter l’entonnoir',
@@ -93,15 +93,15 @@ export default {
   milestoneFirstSale: 'La première vente',
   milestonesIntro:
     'Une fois par jour, quand la journée du site est terminée, Footfall regarde ce qu’il a atteint et affiche chaque nouveau jalon au-dessus du rapport, avec une carte à publier.',
-  lookFor: 'Rechercher',
+  lookFor: 'Surveiller',
   noMilestoneYet: 'Aucun jalon atteint pour l’instant.',
   card: 'Carte',
   cardOfHidden: ' de {headline}',
-  alertTrackingStopped: 'Suivi interrompu',
+  alertTrackingStopped: 'Suivi arrêté',
   alertBusyDay: 'Un jour d’affluence',
   alertPayment: 'Quelqu’un a payé',
   alertDiskFilling: 'Disque presque plein',
-  alertHealth: 'Problèmes d’état',
+  alertHealth: 'Problèmes de fonctionnement',
   alertMilestone: 'Jalon atteint',
   alertsIntro:
     'Footfall prévient ces destinataires quand le suivi s’arrête, lors d’un jour d’affluence, quand quelqu’un paie, quand le disque se remplit et quand Footfall lui-même a un problème ; et, si vous le cochez, quand le site atteint un jalon.',
