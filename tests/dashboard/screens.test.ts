@@ -98,8 +98,8 @@ describe('every screen', () => {
         name: 'period-menu',
         open: async (p) => {
           await go(p, `/sites/${demo}`, '.top-stats');
-          await p.locator('.picker summary').click();
-          await p.locator('.picker .menu-list').waitFor();
+          await p.getByLabel(/^Period:/).click();
+          await p.locator('details.picker[open] .menu-list').waitFor();
         },
       },
       {
