@@ -150,6 +150,18 @@ export async function apiSession(base: string, email = OWNER, password = PASSWOR
   };
 }
 
+/**
+ * Waits (up to 10 s) until the site's report of the last 30 days counts `visitors`: events posted
+ * reach reports through the writer. Resolves either way; the test's own checks say what is wrong.
+ */
+export async function waitForVisitors(reader: ApiSession, site: string, visitors: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const r = await reader.call<{ kpis: { visitors: number } }>('GET', `/api/v1/sites/${site}/report`);
+    if (r.kpis.visitors === visitors) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Creates the first owner through the API with the printed setup link's token. */
 export async function createOwner(d: Pick<Dashboard, 'footfall' | 'setupLink'>): Promise<ApiSession> {
   const token = new URL(d.setupLink).searchParams.get('token');

@@ -10,6 +10,7 @@ import {
   screenshot,
   signIn,
   startDashboard,
+  waitForVisitors,
 } from './harness.ts';
 
 /** Notes on the report: an owner writes, edits and deletes them; a viewer reads them; the chart flags them. */
@@ -106,11 +107,7 @@ describe('notes on the chart', () => {
       current_password: created.password,
       new_password: VIEWER_PASSWORD,
     });
-    for (let i = 0; i < 100; i++) {
-      const r = await owner.call<{ kpis: { visitors: number } }>('GET', `/api/v1/sites/${site}/report`);
-      if (r.kpis.visitors === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitForVisitors(owner, site, 1);
   }, 60_000);
   afterAll(() => d?.close());
 

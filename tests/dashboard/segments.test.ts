@@ -11,6 +11,7 @@ import {
   screenshot,
   signIn,
   startDashboard,
+  waitForVisitors,
 } from './harness.ts';
 
 /**
@@ -36,12 +37,7 @@ describe('saved segments', () => {
       ['visitor-a', '/pricing', null],
       ['visitor-b', '/docs', null],
     ]);
-    // the events reach reports through the writer
-    for (let i = 0; i < 100; i++) {
-      const report = await owner.call<{ kpis: { visitors: number } }>('GET', `/api/v1/sites/${site}/report`);
-      if (report.kpis.visitors === 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForVisitors(owner, site, 2);
   }, 60_000);
   afterAll(() => d?.close());
 

@@ -60,9 +60,7 @@ export async function acceptIngestEvent(
   const receivedAt = deps.now();
   if (bot !== null) {
     deps.stats.bots[bot]++;
-    const drop: WalBotDrop = { t: 'bot', site: site.id, day: siteDay(receivedAt, site.timezone), kind: bot };
-    await deps.eventLog.append([drop]).catch(() => {}); // a counter: never worth an error to a bot
-    return;
+    return countDrop(deps, site, receivedAt, bot);
   }
   const record = enrichEvent(
     {
@@ -86,14 +84,20 @@ export async function acceptIngestEvent(
   if (shielded) {
     // the owner's rule: answered as accepted, nothing kept but the day's count (never the address)
     deps.stats.shielded[shielded]++;
-    const kind = `shield_${shielded}` as const;
-    const drop: WalBotDrop = { t: 'bot', site: site.id, day: siteDay(receivedAt, site.timezone), kind };
-    await deps.eventLog.append([drop]).catch(() => {});
-    return;
+    return countDrop(deps, site, receivedAt, `shield_${shielded}`);
   }
   limit(deps, 'visitor', `${site.id}:${record.visitor}`, 'visitor');
   await deps.eventLog.append([record]);
   deps.stats.accepted++;
+}
+
+/**
+ * Counts a dropped request (a bot, or a site's shield) in the WAL as the site's day and kind,
+ * nothing else of it: a counter is never worth an error to the sender.
+ */
+async function countDrop(deps: IngestDeps, site: SiteInfo, receivedAt: number, kind: WalBotDrop['kind']) {
+  const drop: WalBotDrop = { t: 'bot', site: site.id, day: siteDay(receivedAt, site.timezone), kind };
+  await deps.eventLog.append([drop]).catch(() => {});
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   listSegments,
   SEGMENT_FILTERS_MAX,
   type Segment,
+  type Site,
   updateSegment,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
@@ -62,8 +63,7 @@ function checkedFilters(list: string[]): string[] {
 export function segmentRoutes(deps: QueryDeps) {
   const ctl = deps.control;
   /** the segment as the caller may change it: theirs, or shared and they are an owner */
-  const changeable = async (c: Context<AuthEnv>) => {
-    const site = requireSiteRead(c, c.req.param('site') ?? '');
+  const changeable = async (c: Context<AuthEnv>, site: Site) => {
     const principal = sessionPrincipal(c);
     const found = await getSegment(ctl, site.id, c.req.param('id') ?? '');
     const mine = found.author?.id === principal.person.id;
@@ -71,7 +71,7 @@ export function segmentRoutes(deps: QueryDeps) {
     if (!mine && principal.role !== 'owner') {
       throw new AppError('forbidden', 'only its author or an owner changes a shared segment');
     }
-    return { site, principal, found };
+    return { principal, found };
   };
   return new Hono<AuthEnv>()
     .get('/sites/:site/segments', async (c) => {
@@ -100,9 +100,10 @@ export function segmentRoutes(deps: QueryDeps) {
       return c.json({ segment: segmentJson(segment) }, 201);
     })
     .patch('/sites/:site/segments/:id', async (c) => {
-      requireSiteRead(c, c.req.param('site')); // an unknown site before a bad body, a bad body before an unknown id
+      // an unknown site before a bad body, a bad body before an unknown id
+      const site = requireSiteRead(c, c.req.param('site'));
       const body = await readJson(c, SegmentPatch);
-      const { site, principal, found } = await changeable(c);
+      const { principal, found } = await changeable(c, site);
       if (body.shared !== undefined && body.shared !== found.shared && principal.role !== 'owner') {
         throw new AppError('forbidden', 'only owners share segments', { field: 'shared' });
       }
@@ -114,7 +115,8 @@ export function segmentRoutes(deps: QueryDeps) {
       return c.json({ segment: segmentJson(segment) });
     })
     .delete('/sites/:site/segments/:id', async (c) => {
-      const { site, found } = await changeable(c);
+      const site = requireSiteRead(c, c.req.param('site'));
+      const { found } = await changeable(c, site);
       await deleteSegment(ctl, site.id, found.id);
       return c.body(null, 204);
     });
