@@ -9,6 +9,7 @@ import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createQueryApp, openAnalytics, type QueryDeps, ReadControl } from '@footfall/query';
 import { PasswordChecks, type PasswordChecksOptions } from '../../apps/query/src/auth/password-checks.ts';
 import { CardPool } from '../../apps/query/src/cards/pool.ts';
+import { Imports } from '../../apps/query/src/imports/imports.ts';
 
 export const SETUP_TOKEN = 'setup-token-for-tests-0123456789';
 export const PASSWORD = 'a long enough password';
@@ -27,7 +28,7 @@ export function manualClock(start = Date.UTC(2026, 2, 1, 9, 0, 0)) {
 export interface CallOptions {
   body?: unknown;
   /** a raw body with its own content type */
-  raw?: { text: string; type: string };
+  raw?: { text: string | Uint8Array; type: string };
   agent?: Agent;
   bearer?: string;
   address?: string;
@@ -82,6 +83,7 @@ export async function accountsApp(
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
     cards: new CardPool(),
   };
+  deps.imports = new Imports({ control, engine: analytics.engine, instance, logger });
   const app = createQueryApp(deps);
 
   async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {
@@ -89,7 +91,7 @@ export async function accountsApp(
       'x-footfall-client-address': o.address ?? '192.0.2.10',
       ...o.headers,
     };
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (o.raw) {
       body = o.raw.text;
       headers['content-type'] = o.raw.type;
@@ -100,7 +102,7 @@ export async function accountsApp(
     if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
     if (o.agent?.cookie) headers.cookie = o.agent.cookie;
     if (o.agent?.csrf && !['GET', 'HEAD'].includes(method)) headers['x-footfall-csrf'] = o.agent.csrf;
-    const res = await app.request(path, { method, headers, body });
+    const res = await app.request(path, { method, headers, body: body as BodyInit | undefined });
     const set = res.headers.get('set-cookie');
     if (o.agent && set) {
       const m = /footfall_session=([^;]*)/.exec(set);

@@ -16,6 +16,7 @@ import {
 import {
   alertsFlow,
   goalsAndFunnelsFlow,
+  importsFlow,
   milestonesFlow,
   notesFlow,
   searchConsoleFlow,
@@ -139,6 +140,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
   it('answers notes, goals, funnels, alert destinations, share links, milestones and Search Console as documented', async () => {
     await notesFlow(h, owner(), ids.site);
     await segmentsFlow(h, owner(), who.viewer, ids.site);
+    await importsFlow(h, owner(), ids.site);
     await goalsAndFunnelsFlow(h, owner(), ids.site);
     await alertsFlow(h, owner(), ids.site, hooks.url);
     await sharesFlow(h, owner(), ids.site);

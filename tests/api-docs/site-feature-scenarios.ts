@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { Alerts } from '../../apps/query/src/alerts/alerts.ts';
 import type { Agent } from '../accounts/harness.ts';
 import type { FakeGoogle } from '../support/google.ts';
+import { plausibleExportFiles, plausibleExportZip } from '../support/plausible-export.ts';
 import type { DocumentedApp } from './documented-app.ts';
 
 /**
@@ -260,4 +261,48 @@ export async function searchConsoleFlow(h: DocumentedApp, owner: Agent, site: st
   // Google cannot be reached
   await google.close();
   expect((await h.call('PUT', base, { body, agent: owner })).status).toBe(502);
+}
+
+/** Imports: a Plausible export uploaded, a report over its days, a broken one refused, the list, a delete. */
+export async function importsFlow(h: DocumentedApp, owner: Agent, site: string) {
+  const base = `/api/v1/sites/${site}/imports`;
+  const files = plausibleExportFiles([
+    { date: '2019-05-01', visitors: 10, visits: 12 },
+    { date: '2019-05-02', visitors: 20, visits: 21 },
+  ]);
+  const upload = (body: Uint8Array) =>
+    h.call('POST', `${base}?source=plausible&name=plausible.zip`, {
+      raw: { text: body, type: 'application/zip' },
+      agent: owner,
+    });
+  const made = await upload(plausibleExportZip(files));
+  expect(made.status).toBe(201);
+  const id = made.json<{ import: { id: string } }>().import.id;
+  const report = await h.call('GET', `/api/v1/sites/${site}/report?from=2019-05-01&to=2019-05-31`, {
+    agent: owner,
+  });
+  expect(report.json()).toMatchObject({ imported: { source: 'plausible' }, kpis: { visits: 33 } });
+  const breakdown = await h.call(
+    'GET',
+    `/api/v1/sites/${site}/report/breakdown?dim=channel&from=2019-05-01&to=2019-05-31`,
+    {
+      agent: owner,
+    },
+  );
+  expect(breakdown.json()).toMatchObject({ imported: { from: '2019-05-01', to: '2019-05-02' } });
+  expect((await upload(plausibleExportZip(files).slice(0, 100))).status).toBe(422);
+  const plain = await h.call('POST', `${base}?source=plausible`, {
+    raw: { text: 'x', type: 'text/plain' },
+    agent: owner,
+  });
+  expect(plain.status).toBe(415);
+  expect(
+    (await h.call('POST', `${base}?source=ga`, { raw: { text: 'x', type: 'application/zip' }, agent: owner }))
+      .status,
+  ).toBe(400);
+  expect((await h.call('GET', base, { agent: owner })).json<{ imports: unknown[] }>().imports).toHaveLength(
+    1,
+  );
+  expect((await h.call('DELETE', `${base}/nope`, { agent: owner })).status).toBe(404);
+  expect((await h.call('DELETE', `${base}/${id}`, { agent: owner })).status).toBe(204);
 }

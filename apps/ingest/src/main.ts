@@ -7,7 +7,7 @@ import {
   openControlDb,
   waitForControlUpgrade,
 } from '@footfall/control';
-import { boundPort, drainServer, type Logger, listen } from '@footfall/http';
+import { bodyLimitFor, boundPort, drainServer, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { hasConnections } from '@footfall/payments';
 import { getRequestListener } from '@hono/node-server';
@@ -123,6 +123,7 @@ export async function startIngestGateway(
     forwardToQuery(req, res, {
       socketPath: instance.paths.querySocket,
       logger,
+      maxBodyBytes: bodyLimitFor(path),
       clientAddress: (r) =>
         clientAddress(config.trustProxy, {
           socketAddress: r.socket.remoteAddress,

@@ -1,5 +1,12 @@
 import { getSite } from '@footfall/control';
-import { API_BODY_BYTES, limitBody, livenessRoutes, onError } from '@footfall/http';
+import {
+  API_BODY_BYTES,
+  bodyLimitFor,
+  IMPORT_BODY_BYTES,
+  limitBody,
+  livenessRoutes,
+  onError,
+} from '@footfall/http';
 import { Hono } from 'hono';
 import { timing } from 'hono/timing';
 import { accessGuard } from './auth/guard.ts';
@@ -15,6 +22,7 @@ import { cardRoutes } from './routes/cards.ts';
 import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
+import { importRoutes } from './routes/imports.ts';
 import { milestoneRoutes } from './routes/milestones.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { paymentRoutes } from './routes/payments.ts';
@@ -43,7 +51,10 @@ export function createQueryApp(deps: QueryDeps) {
   app.use('*', accessGuard(deps));
   // after the guard, so a caller it refuses has none of the body read; by Content-Length at once,
   // a chunked body as it is read: no request holds more than this in memory
-  app.use('*', limitBody(API_BODY_BYTES));
+  const [apiBodies, importBodies] = [limitBody(API_BODY_BYTES), limitBody(IMPORT_BODY_BYTES)];
+  app.use('*', (c, next) =>
+    (bodyLimitFor(c.req.path) === IMPORT_BODY_BYTES ? importBodies : apiBodies)(c, next),
+  );
   app.onError(onError(deps.logger));
   // no route: the dashboard's files and pages, or the JSON 404
   // sites whose status or trend said they have visits: their page preloads the report too
@@ -82,6 +93,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', alertRoutes(deps));
   app.route('/api/v1', shareRoutes(deps));
   app.route('/api/v1', searchConsoleRoutes(deps));
+  app.route('/api/v1', importRoutes(deps));
   app.route('/api/v1', cardRoutes(deps));
   app.route('/', milestoneRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));

@@ -1,5 +1,5 @@
 import { chmod, unlink } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   type BackupReason,
   type BackupRun,
@@ -30,6 +30,8 @@ export interface BackupsOptions {
   engine: Engine;
   logger: Logger;
   now: () => number;
+  /** other commands the admin socket takes, by path (`POST /import`: imports/admin.ts) */
+  adminRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 /**
@@ -120,7 +122,8 @@ export class Backups {
 
   /**
    * `data/run/admin.sock` (0600: the service's own user only): `POST /backup` writes a backup now
-   * and answers with it. Nothing else is served there, and the gateway never forwards to it.
+   * and answers with it; `adminRoutes` add the other commands (`footfall import`). The gateway
+   * never forwards to it.
    */
   async #serveAdmin(): Promise<void> {
     const path = adminSocketPath(this.#o.instance);
@@ -130,8 +133,11 @@ export class Backups {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== '/backup')
-        return answer(404, { code: 'not_found', message: 'POST /backup only' });
+      const path = new URL(req.url ?? '/', 'http://admin').pathname;
+      const other = req.method === 'POST' ? this.#o.adminRoutes?.[path] : undefined;
+      if (other) return other(req, res);
+      if (req.method !== 'POST' || path !== '/backup')
+        return answer(404, { code: 'not_found', message: 'POST /backup or /import only' });
       this.run('manual').then(
         (run) =>
           answer(200, { file: run.file, bytes: run.bytes, manifest: run.manifest, offsite: run.offsite }),

@@ -8,6 +8,7 @@ import type { PasswordChecks } from './auth/password-checks.ts';
 import type { Backups } from './backups.ts';
 import type { CardPool } from './cards/pool.ts';
 import type { ExchangeRates } from './exchange-rates.ts';
+import type { Imports } from './imports/imports.ts';
 import type { PaymentsSync } from './payments-sync.ts';
 import type { ReadControl } from './read-control.ts';
 import type { Retention } from './retention.ts';
@@ -40,6 +41,8 @@ export interface QueryDeps {
   cards?: CardPool | undefined;
   /** the daily deletion of visits past their retention (absent in tests that do not need it) */
   retention?: Retention | undefined;
+  /** imports from other tools (absent in tests that do not need them) */
+  imports?: Imports | undefined;
   /** alert rules and their deliveries (absent in tests that do not need them) */
   alerts?: Alerts | undefined;
   /** the built dashboard (index.html and assets/), served for GET paths no route answers */

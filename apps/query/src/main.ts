@@ -34,6 +34,8 @@ import { CardPool } from './cards/pool.ts';
 import type { QueryDeps } from './deps.ts';
 import { createClickHouseEngine } from './engine/clickhouse/engine.ts';
 import { ExchangeRates } from './exchange-rates.ts';
+import { importAdminRoute } from './imports/admin.ts';
+import { Imports } from './imports/imports.ts';
 import { PaymentsSync } from './payments-sync.ts';
 import { ReadControl } from './read-control.ts';
 import { Retention } from './retention.ts';
@@ -173,6 +175,9 @@ export async function startQueryService(
       throw error;
     }
   }
+  // what a stop left half-imported is removed before any report reads
+  const imports = new Imports({ control, engine: analytics.engine, instance, logger });
+  imports.cleanUp();
   const deps: QueryDeps = {
     config,
     instance,
@@ -195,7 +200,16 @@ export async function startQueryService(
       logger,
       now: Date.now,
     }),
-    backups: new Backups({ config, instance, control, engine: analytics.engine, logger, now: Date.now }),
+    imports,
+    backups: new Backups({
+      config,
+      instance,
+      control,
+      engine: analytics.engine,
+      logger,
+      now: Date.now,
+      adminRoutes: { '/import': importAdminRoute(imports) },
+    }),
     paymentsSync: new PaymentsSync({
       control,
       logger,

@@ -81,6 +81,26 @@ export {
   updateGoal,
 } from './goals.ts';
 export {
+  addImported,
+  beginImport,
+  finishImport,
+  getImport,
+  IMPORTED_DIMENSIONS,
+  type Import,
+  type ImportedDay,
+  type ImportedDimension,
+  type ImportedRow,
+  type ImportedTotals,
+  type ImportSource,
+  importedBreakdown,
+  importedDays,
+  importedRanges,
+  isDayImported,
+  listImports,
+  removeImport,
+  removeUnfinishedImports,
+} from './imports.ts';
+export {
   clearStopped,
   faviconOf,
   faviconsFetched,

@@ -439,6 +439,55 @@ const V18: ControlMigration = {
   `,
 };
 
+const V19: ControlMigration = {
+  version: 19,
+  name: 'imported data',
+  // daily aggregates imported from another tool (imports.ts, docs/imports.md), apart from native
+  // data: an import's rows count in reports once its state is 'done'; one left 'importing' by a
+  // stop is removed at the next start
+  sql: `
+    CREATE TABLE imports (
+      id TEXT PRIMARY KEY,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      source TEXT NOT NULL,
+      name TEXT NOT NULL,
+      state TEXT NOT NULL,
+      first_day TEXT,
+      last_day TEXT,
+      rows_read INTEGER NOT NULL DEFAULT 0,
+      rows_skipped INTEGER NOT NULL DEFAULT 0,
+      skipped TEXT NOT NULL DEFAULT '{}',
+      person_id TEXT REFERENCES people(id) ON DELETE SET NULL,
+      created_at INTEGER NOT NULL,
+      finished_at INTEGER
+    ) STRICT;
+    CREATE INDEX imports_site ON imports(site_id);
+    CREATE TABLE imported_days (
+      import_id TEXT NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+      day TEXT NOT NULL,
+      visitors INTEGER NOT NULL,
+      visits INTEGER NOT NULL,
+      pageviews INTEGER NOT NULL,
+      bounces INTEGER NOT NULL,
+      duration INTEGER NOT NULL,
+      PRIMARY KEY (import_id, day)
+    ) STRICT;
+    CREATE TABLE imported_rows (
+      import_id TEXT NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+      dimension TEXT NOT NULL,
+      day TEXT NOT NULL,
+      value TEXT,
+      visitors INTEGER NOT NULL,
+      visits INTEGER NOT NULL,
+      pageviews INTEGER NOT NULL,
+      bounces INTEGER NOT NULL,
+      duration INTEGER NOT NULL,
+      events INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX imported_rows_by_day ON imported_rows(import_id, dimension, day);
+  `,
+};
+
 /** Every migration, in order. */
 export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V1,
@@ -459,4 +508,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V16,
   V17,
   V18,
+  V19,
 ];

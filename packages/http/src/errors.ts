@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  /** an import's file is not what its format says (docs/imports.md): the message names file and line */
+  invalid_import: 422,
   unsupported_media_type: 415,
   rate_limited: 429,
   /** a payment provider refused the API key, or it lacks a permission (named in `permission`) */

@@ -1,4 +1,4 @@
-export { API_BODY_BYTES, bodyTooLarge, limitBody } from './body-limit.ts';
+export { API_BODY_BYTES, bodyLimitFor, bodyTooLarge, IMPORT_BODY_BYTES, limitBody } from './body-limit.ts';
 export {
   AppError,
   type AppErrorOptions,

@@ -21,6 +21,8 @@ export function dataPaths(dataDir: string) {
     backups: join(dataDir, 'backups'),
     /** WAL records the tailer could not read, kept for a fixed version to load */
     quarantine: join(dataDir, 'quarantine'),
+    /** uploaded exports while they are imported, removed after */
+    imports: join(dataDir, 'imports'),
   };
 }
 export type DataPaths = ReturnType<typeof dataPaths>;

@@ -133,6 +133,10 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/sites/:site/shares/:id': 'owner',
   'GET /api/v1/shared/:token': 'public',
 
+  'GET /api/v1/sites/:site/imports': 'owner',
+  'POST /api/v1/sites/:site/imports': 'owner',
+  'DELETE /api/v1/sites/:site/imports/:id': 'owner',
+
   'GET /api/v1/sites/:site/search-console': 'owner',
   'PUT /api/v1/sites/:site/search-console': 'owner',
   'DELETE /api/v1/sites/:site/search-console': 'owner',

@@ -24,6 +24,7 @@ import {
   type ReportParams,
 } from '../engine/index.ts';
 import { reportGoals, resolveGoalFilters } from '../goals.ts';
+import { importedParam, readsImported, withImported } from '../imports/merge.ts';
 import type { ReadControl } from '../read-control.ts';
 import { dateRangeSpan } from '../report-cache.ts';
 import { REVENUE_PARAMS, revenueOptions, withRevenue } from '../revenue.ts';
@@ -43,6 +44,7 @@ const REPORT_PARAMS = [
   'daily',
   'deep',
   'limit',
+  'imported',
 ];
 
 /** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
@@ -66,7 +68,7 @@ function params(
   for (const [key, value] of Object.entries(query)) {
     if (!allowed.includes(key))
       throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
-    if (!REVENUE_PARAMS.includes(key)) engineQuery[key] = value;
+    if (!REVENUE_PARAMS.includes(key) && key !== 'imported') engineQuery[key] = value;
   }
   try {
     const p = parseReportParams(engineQuery, site.timezone, now);
@@ -114,6 +116,11 @@ export function reportRoutes(
   ) => {
     const options = revenueOptions(query);
     const counted = await report(c, site, p);
+    // imported days are added last: goals and revenue are native only
+    const imported = <T extends typeof counted>(answer: T) =>
+      sources && readsImported(p, importedParam(query))
+        ? withImported(sources.control, site.id, p, answer)
+        : { ...answer, imported: null };
     const goals = sources
       ? await reads.run(c, (signal) =>
           reportGoals(sources.control, a.engine, {
@@ -129,7 +136,7 @@ export function reportRoutes(
     const analytics = { ...counted, goals };
     // revenue is shown once the site has a payment connection, and while its module is on
     if (!sources || !site.modules.revenue || !hasConnections(sources.control, site.id)) {
-      return { ...analytics, revenue: null };
+      return imported({ ...analytics, revenue: null });
     }
     const matches = (goals ?? []).map((g) => ({ kind: g.kind, match: g.match, prop: g.prop }));
     const { goal_revenue: goalRevenue, ...answer } = await reads.run(c, (signal) =>
@@ -147,7 +154,10 @@ export function reportRoutes(
       }),
     );
     // with revenue, each goal says what the people who reached it paid
-    return { ...answer, goals: goals?.map((g, i) => ({ ...g, revenue: goalRevenue?.[i] ?? 0 })) ?? null };
+    return imported({
+      ...answer,
+      goals: goals?.map((g, i) => ({ ...g, revenue: goalRevenue?.[i] ?? 0 })) ?? null,
+    });
   };
   const report = async (c: Context<AuthEnv>, site: Site, p: ReportParams) => {
     // the site's zone as the engine knows it; the answer says it as the owner chose it

@@ -20,6 +20,7 @@ import {
   VISIT_DIMENSIONS,
 } from '../engine/index.ts';
 import { resolveGoalFilters } from '../goals.ts';
+import { breakdownWithImported, importedParam, readsImported } from '../imports/merge.ts';
 import { breakdownWithRevenue, REVENUE_PARAMS, revenueOptions } from '../revenue.ts';
 
 /**
@@ -78,7 +79,18 @@ export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()
     .get('/sites/:site/report/breakdown', siteRead(), async (c) => {
       const site = c.get('site');
       const query = c.req.queries();
-      refuseUnknown(query, ['dim', 'period', 'from', 'to', 'f', 'limit', 'search', ...REVENUE_PARAMS]);
+      refuseUnknown(query, [
+        'dim',
+        'period',
+        'from',
+        'to',
+        'f',
+        'limit',
+        'search',
+        'imported',
+        ...REVENUE_PARAMS,
+      ]);
+      const withImports = readsImported({ filters: query['f'] ?? [] }, importedParam(query));
       const options = revenueOptions(query);
       const dim = single(query, 'dim');
       if (dim === undefined || !BREAKDOWNS.includes(dim)) {
@@ -90,7 +102,7 @@ export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()
       if (search !== undefined && (search.length < 1 || search.length > 200)) {
         throw new AppError('invalid_parameter', 'search must be 1 to 200 characters', { field: 'search' });
       }
-      const { dim: _, search: __, attr: _attr, payments: _payments, ...rest } = query;
+      const { dim: _, search: __, attr: _attr, payments: _payments, imported: _imported, ...rest } = query;
       let params: ReturnType<typeof parseReportParams>;
       try {
         params = parseReportParams({ limit: ['100'], ...rest }, site.timezone, deps.now());
@@ -101,9 +113,12 @@ export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()
         throw e;
       }
       const timeZone = canonicalTimeZone(site.timezone);
-      const answer = await reads.run(c, (signal) =>
+      const native = await reads.run(c, (signal) =>
         engine.breakdown({ site: site.id, timeZone, params, name: dim as BreakdownName, search, signal }),
       );
+      const answer = withImports
+        ? breakdownWithImported(deps.control, site.id, params.period, params.limit, native, search)
+        : { ...native, imported: null };
       if (!site.modules.revenue || !hasConnections(deps.control, site.id)) {
         return c.json({ ...answer, revenue: null });
       }

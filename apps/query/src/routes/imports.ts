@@ -1,0 +1,89 @@
+import { getImport, type Import, listImports, removeImport } from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { Hono } from 'hono';
+import type { AuthEnv } from '../auth/env.ts';
+import { requireSiteRead } from '../auth/site-read.ts';
+import type { QueryDeps } from '../deps.ts';
+import type { ImportSummary } from '../imports/run.ts';
+import { sessionPrincipal } from './auth-helpers.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** An import as the API answers it. */
+export const importJson = (i: Import) => ({
+  id: i.id,
+  source: i.source,
+  name: i.name,
+  state: i.state,
+  from: i.firstDay,
+  to: i.lastDay,
+  rows_read: i.rowsRead,
+  rows_skipped: i.rowsSkipped,
+  skipped: i.skipped,
+  created_at: iso(i.createdAt),
+  finished_at: iso(i.finishedAt),
+});
+
+export const summaryJson = (s: ImportSummary) => ({
+  import: importJson(s.import),
+  files: s.files,
+  ignored_files: s.ignored,
+  rows_read: s.rowsRead,
+  days: s.days,
+  skipped: s.skipped,
+});
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A site's imports (docs/imports.md), owners only: the list, an upload of a Plausible export's zip
+ * (the body, up to 1 GiB: answered once it is imported), and deleting one.
+ */
+export function importRoutes(deps: QueryDeps) {
+  return new Hono<AuthEnv>()
+    .get('/sites/:site/imports', (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      return c.json({ imports: listImports(deps.control, site.id).map(importJson) });
+    })
+    .post('/sites/:site/imports', async (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      const imports = deps.imports;
+      if (imports === undefined) throw new AppError('unavailable', 'imports are not available here');
+      const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/zip' && type !== 'application/octet-stream') {
+        throw new AppError('unsupported_media_type', 'the body must be the export as application/zip');
+      }
+      const query = c.req.query();
+      for (const key of Object.keys(query)) {
+        if (!['source', 'name', 'through'].includes(key)) {
+          throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
+        }
+      }
+      if (query['source'] !== 'plausible') {
+        throw new AppError('invalid_parameter', 'source must be plausible', { field: 'source' });
+      }
+      const through = query['through'];
+      if (through !== undefined && !(DATE.test(through) && !Number.isNaN(Date.parse(through)))) {
+        throw new AppError('invalid_parameter', 'through must be a date YYYY-MM-DD', { field: 'through' });
+      }
+      const name = (query['name'] ?? 'upload.zip').slice(0, 200);
+      const body = c.req.raw.body;
+      if (body === null) throw new AppError('invalid_body', 'the body must be the export (a zip file)');
+      const summary = await imports.upload(body, {
+        siteId: site.id,
+        name,
+        personId: sessionPrincipal(c).person.id,
+        through,
+        signal: c.req.raw.signal,
+      });
+      return c.json(summaryJson(summary), 201);
+    })
+    .delete('/sites/:site/imports/:id', (c) => {
+      const site = requireSiteRead(c, c.req.param('site'));
+      const found = getImport(deps.control, c.req.param('id'));
+      if (found === undefined || found.siteId !== site.id) throw new AppError('not_found', 'no such import');
+      if (found.state === 'importing') throw new AppError('conflict', 'the import is still running');
+      removeImport(deps.control, found.id);
+      return c.body(null, 204);
+    });
+}
