@@ -3,5 +3,8 @@ export { createQueryApp } from './app.ts';
 export { ROUTE_ACCESS } from './auth/access.ts';
 export type { QueryDeps } from './deps.ts';
 export { CopyError, type CopySummary, copyToClickHouse } from './engine/clickhouse/copy.ts';
+export { ImportFileError } from './imports/files.ts';
+export { importOffline } from './imports/offline.ts';
+export type { ImportSummary } from './imports/run.ts';
 export { type QueryService, startQueryService } from './main.ts';
 export { ReadControl } from './read-control.ts';

@@ -22,6 +22,7 @@ Usage: footfall <command>
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
   backup    now, list, restore <file> [--key-file <key>] (see footfall backup help)
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
+  import    plausible <export.zip | folder> --site <id>: another tool's data (see footfall import help)
   mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
   geo       update <dir> [--kind country|city]: refresh a shared FOOTFALL_GEO_DIR
   engine    copy --to clickhouse: copy this installation's DuckDB data into ClickHouse
@@ -87,6 +88,23 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runBackupCommand(rest, config, {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
+      });
+      return;
+    }
+    case 'import': {
+      const { runImport } = await import('./import.ts');
+      let shown = 0;
+      process.exitCode = await runImport(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+        // on a terminal one line rewritten in place (cleared at the end); else a line every 2 s
+        progress: (line) => {
+          if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`);
+          else if (line !== '' && Date.now() - shown >= 2000) {
+            shown = Date.now();
+            process.stderr.write(`${line}\n`);
+          }
+        },
       });
       return;
     }

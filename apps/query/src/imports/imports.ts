@@ -11,7 +11,7 @@ import { ImportFileError } from './files.ts';
 import { type ImportProgress, type ImportSummary, importPlausible } from './run.ts';
 
 /** A site's local date of a moment. */
-const localDay = (ms: number, timeZone: string) =>
+export const localDay = (ms: number, timeZone: string) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
     ms,
   );

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Config } from '@footfall/config';
+import { dataPaths } from '@footfall/instance';
+
+interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** a progress line: rewritten in place on a terminal */
+  progress: (line: string) => void;
+}
+
+export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folder> --site <site id> [--through YYYY-MM-DD]
+
+  Imports Plausible's CSV export (Site settings → Imports & Exports → Export, as downloaded: a
+  zip, or the folder it was unpacked into) into a site as daily aggregates, apart from its own
+  data (docs/imports.md). Days on or after the site's first day of its own data are skipped
+  unless --through says how far to keep them; days an earlier import holds are skipped. Runs
+  through the running service (as \`footfall backup now\` does), or by itself when Footfall is
+  stopped. A broken export is refused naming the file and line, and nothing of it is kept.
+`;
+
+/** The summary as the API answers it (routes/imports.ts summaryJson). */
+interface Summary {
+  import: { id: string; name: string; from: string | null; to: string | null };
+  files: { name: string; rows: number }[];
+  ignored_files: string[];
+  rows_read: number;
+  days: number;
+  skipped: Record<string, number>;
+}
+
+type Line =
+  | { progress: { file: string; rows_read: number } }
+  | { done: Summary }
+  | { error: { code: string; message: string } };
+
+/** Asks the running query service over data/run/admin.sock; undefined when none answers there. */
+function askService(
+  socketPath: string,
+  body: unknown,
+  onLine: (line: Line) => void,
+): Promise<number | undefined> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { socketPath, method: 'POST', path: '/import', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            // a service older than this command answers 404: it cannot import
+            onLine({ error: { code: String(res.statusCode), message: text } });
+            done(res.statusCode);
+          });
+          return;
+        }
+        const lines = createInterface({ input: res });
+        lines.on('line', (l) => {
+          if (l.trim() !== '') onLine(JSON.parse(l) as Line);
+        });
+        lines.on('close', () => done(200));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? done(undefined) : fail(error),
+    );
+    req.end(JSON.stringify(body));
+  });
+}
+
+function printSummary(s: Summary, io: Io): void {
+  const i = s.import;
+  io.out(
+    s.days === 0
+      ? `imported nothing from ${i.name}: no day was kept (import ${i.id})`
+      : `imported ${i.name}: ${s.days} days, ${i.from} to ${i.to} (import ${i.id})`,
+  );
+  io.out(`  rows read: ${s.rows_read}`);
+  for (const f of s.files) io.out(`    ${f.name}: ${f.rows}`);
+  for (const [reason, n] of Object.entries(s.skipped)) io.out(`  skipped ${n} rows: ${reason}`);
+  if (s.ignored_files.length > 0)
+    io.out(`  not part of a Plausible export, left unread: ${s.ignored_files.join(', ')}`);
+}
+
+/** `footfall import plausible ...`. Returns the exit code (0 imported, 1 refused or failed, 2 usage). */
+export async function runImport(args: string[], config: Config, io: Io): Promise<number> {
+  const [source, file, ...rest] = args;
+  const option = (name: string) => {
+    const at = rest.indexOf(name);
+    return at < 0 ? undefined : rest[at + 1];
+  };
+  const site = option('--site');
+  const through = option('--through');
+  const known = rest.every(
+    (a, i) => ['--site', '--through'].includes(a) || ['--site', '--through'].includes(rest[i - 1] ?? ''),
+  );
+  if (source === undefined || source === 'help' || source === '--help') {
+    io.out(IMPORT_HELP);
+    return 0;
+  }
+  if (source !== 'plausible') {
+    io.err(`footfall import: "${source}" cannot be imported; plausible can\n\n${IMPORT_HELP}`);
+    return 2;
+  }
+  if (
+    file === undefined ||
+    site === undefined ||
+    !known ||
+    (through !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(through))
+  ) {
+    io.err(IMPORT_HELP);
+    return 2;
+  }
+  const path = resolve(file);
+  if (!existsSync(path)) {
+    io.err(`footfall import: ${file}: no such file or folder`);
+    return 1;
+  }
+  const name = basename(path);
+  const progress = (p: { file: string; rows_read: number }) =>
+    io.progress(`reading ${p.file}: ${p.rows_read} rows`);
+  let outcome: Summary | { code: string; message: string } | undefined;
+  const status = await askService(
+    join(dataPaths(config.dataDir).run, 'admin.sock'),
+    { source, site, path, name, ...(through && { through }) },
+    (line) => {
+      if ('progress' in line) progress(line.progress);
+      else outcome = 'done' in line ? line.done : line.error;
+    },
+  );
+  if (status === undefined) {
+    // Footfall is stopped: this process imports into app.db itself
+    const { openConfiguredControl } = await import('./control.ts');
+    const { importOffline, ImportFileError } = await import('@footfall/query');
+    const { ctl, instance } = openConfiguredControl(config);
+    try {
+      outcome = await importOffline({
+        config,
+        instance,
+        control: ctl,
+        siteId: site,
+        path,
+        name,
+        through,
+        progress: (p) => progress({ file: p.file, rows_read: p.rowsRead }),
+      }).then(
+        (s) => ({
+          import: { id: s.import.id, name: s.import.name, from: s.import.firstDay, to: s.import.lastDay },
+          files: s.files,
+          ignored_files: s.ignored,
+          rows_read: s.rowsRead,
+          days: s.days,
+          skipped: s.skipped,
+        }),
+        (error: unknown) => ({
+          code: error instanceof ImportFileError ? 'invalid_import' : 'failed',
+          message: (error as Error).message,
+        }),
+      );
+    } finally {
+      await ctl.close();
+    }
+  }
+  io.progress('');
+  if (outcome === undefined || !('import' in outcome)) {
+    io.err(`footfall import: ${outcome?.message ?? 'the service ended the import without an answer'}`);
+    return 1;
+  }
+  printSummary(outcome, io);
+  return 0;
+}

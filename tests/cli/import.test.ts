@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDemoData } from '../../bench/demo-data.ts';
+import { type RunningFootfall, runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
+import {
+  type ExportDay,
+  plausibleExportFiles,
+  plausibleExportZip,
+  writePlausibleExport,
+} from '../support/plausible-export.ts';
+
+/**
+ * `footfall import plausible` as an operator runs it: through the running service (progress and a
+ * summary; days from the site's first native day on are skipped), by itself while Footfall is
+ * stopped, and a broken export refused with the file and line, nothing kept.
+ */
+const API = 'import-cli-api-token-0123456789';
+const END = Date.UTC(2026, 10, 20, 12);
+const root = tempDir('ff-import-');
+const dataDir = join(root, 'data');
+const env = {
+  FOOTFALL_DATA_DIR: dataDir,
+  FOOTFALL_API_TOKEN: API,
+  FOOTFALL_DRAIN_SECONDS: '3',
+  FOOTFALL_UNSAFE_NO_RATE_LIMIT: 'on',
+  FOOTFALL_GEO: 'off',
+};
+const days = (from: string, n: number): ExportDay[] =>
+  Array.from({ length: n }, (_, i) => ({
+    date: new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
+    visitors: 10 + i,
+    visits: 12 + i,
+  }));
+
+let site = '';
+let running: (RunningFootfall & { url: string }) | undefined;
+afterAll(() => running?.stop());
+
+const importing = async (args: string[]) => {
+  const run = runFootfall(['import', ...args], env);
+  const { code } = await run.exited;
+  return { code, output: run.output() };
+};
+const report = async (from: string, to: string) => {
+  const res = await fetch(`${running!.url}/api/v1/sites/${site}/report?from=${from}&to=${to}`, {
+    headers: { authorization: `Bearer ${API}` },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { kpis: { visits: number }; imported: { from: string; to: string } | null };
+};
+
+beforeAll(async () => {
+  // native data from 2026-10-22 to 2026-11-20
+  site = (await writeDemoData({ dataDir, events: 3000, days: 30, endMs: END, domain: 'shop.example' }))
+    .siteId;
+}, 60_000);
+
+describe('footfall import plausible', () => {
+  it('imports through the running service, keeping only the days before the native ones', async () => {
+    running = await startFootfall(env);
+    await expect
+      .poll(async () => (await report('2026-10-22', '2026-11-20')).kpis.visits, { timeout: 60_000 })
+      .toBeGreaterThan(0);
+    const folder = writePlausibleExport(join(root, 'export'), plausibleExportFiles(days('2026-10-01', 30)));
+    const { code, output } = await importing(['plausible', folder, '--site', site]);
+    expect(code, output).toBe(0);
+    expect(output).toContain('imported export: 21 days, 2026-10-01 to 2026-10-21');
+    expect(output).toMatch(/skipped \d+ rows: the site has its own data from that day/);
+    // 12..32 visits a day over the 21 days kept
+    const r = await report('2026-10-01', '2026-10-21');
+    expect(r.imported).toMatchObject({ from: '2026-10-01', to: '2026-10-21' });
+    expect(r.kpis.visits).toBe(((12 + 32) * 21) / 2);
+  }, 120_000);
+
+  it('imports by itself while Footfall is stopped, and refuses a broken export keeping nothing', async () => {
+    await running?.stop();
+    running = undefined;
+    const zip = join(root, 'september.zip');
+    writeFileSync(zip, plausibleExportZip(plausibleExportFiles(days('2026-09-01', 3))));
+    const done = await importing(['plausible', zip, '--site', site]);
+    expect(done.code, done.output).toBe(0);
+    expect(done.output).toContain('imported september.zip: 3 days, 2026-09-01 to 2026-09-03');
+
+    const files = plausibleExportFiles(days('2026-08-01', 3));
+    const broken = join(root, 'broken.zip');
+    const name = Object.keys(files).find((n) => n.startsWith('imported_visitors'))!;
+    writeFileSync(
+      broken,
+      plausibleExportZip({ ...files, [name]: `${files[name]}2026-08-04,many,1,1,1,1\n` }),
+    );
+    const refused = await importing(['plausible', broken, '--site', site]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain(`${name}, line 5: visitors "many" is not a count`);
+    expect((await importing(['plausible', broken])).code).toBe(2);
+    expect((await importing(['umami', broken, '--site', site])).code).toBe(2);
+
+    running = await startFootfall(env);
+    const r = await report('2026-08-01', '2026-09-30');
+    expect(r.imported).toEqual({ source: 'plausible', from: '2026-09-01', to: '2026-09-03' });
+    expect(r.kpis.visits).toBe(12 + 13 + 14);
+  }, 120_000);
+});
