@@ -220,30 +220,27 @@ export async function destinationSecrets(
   };
 }
 
-/** Queues one alert for each destination given, to be sent at once. */
-export async function enqueueAlert(
-  ctl: ControlDb,
+/**
+ * Queues one alert for each destination given, to be sent at once. Synchronous (better-sqlite3),
+ * so a rule can queue it in the same transaction that records what it has told: after a crash
+ * either both are stored or neither (the alert pass, apps/query/src/alerts/alerts.ts).
+ */
+export function enqueueAlert(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
   alert: { id: string; kind: string; payload: unknown },
   destinationIds: readonly string[],
-): Promise<void> {
+): void {
   if (destinationIds.length === 0) return;
   const now = ctl.now();
-  await ctl.db
-    .insertInto('alert_deliveries')
-    .values(
-      destinationIds.map((destination_id) => ({
-        destination_id,
-        alert_id: alert.id,
-        kind: alert.kind,
-        payload: JSON.stringify(alert.payload),
-        created_at: now,
-        next_at: now,
-        state: 'pending' as const,
-        last_error: null,
-        done_at: null,
-      })),
-    )
-    .execute();
+  const payload = JSON.stringify(alert.payload);
+  const insert = ctl.raw.prepare(
+    `INSERT INTO alert_deliveries (destination_id, alert_id, kind, payload, created_at, next_at, state)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending')`,
+  );
+  // all of the alert's deliveries or none (a savepoint inside the caller's transaction)
+  ctl.raw.transaction(() => {
+    for (const id of destinationIds) insert.run(id, alert.id, alert.kind, payload, now, now);
+  })();
 }
 
 export type AlertDelivery = Pick<

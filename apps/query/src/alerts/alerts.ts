@@ -36,7 +36,14 @@ import {
   trackerWords,
 } from './install-check.ts';
 import { type AlertMessage, alertId } from './message.ts';
-import { busyDay, formatMoney, lastPaymentSeq, paymentsSince } from './rules.ts';
+import {
+  busyDay,
+  formatMoney,
+  hasPaymentsSince,
+  lastPaymentSeq,
+  type NewPayments,
+  paymentsSince,
+} from './rules.ts';
 import { AlertSender } from './send.ts';
 
 const DAY_MS = 86_400_000;
@@ -139,8 +146,8 @@ export class Alerts {
         await this.#safely('payment', () => this.#payments(site));
         await this.#safely('busy day', () => this.#busy(site));
         await this.#safely('milestones', () =>
-          milestonesAndAlerts(this.#deps, site, this.#abort.signal, (words, to) =>
-            this.#raise(this.#message('milestone', site, null, words), to),
+          milestonesAndAlerts(this.#deps, site, this.#abort.signal, async (words, to) =>
+            this.#raise(to, () => this.#message('milestone', site, null, words)),
           ),
         );
       }
@@ -254,8 +261,14 @@ export class Alerts {
     };
   }
 
-  /** Queues an alert for destinations (one per URL or address, however many sites list it). */
-  async #raise(message: AlertMessage, destinations: readonly AlertDestination[]): Promise<void> {
+  /**
+   * Queues an alert for destinations (one per URL or address, however many sites list it).
+   * `record` writes what the rule has now told of (its state, its cursor) and answers the alert,
+   * or undefined when there is none; both are one transaction, so after a crash or a failed insert
+   * either both are stored or neither, and the next pass raises it again: alerts are delivered at
+   * least once (docs/alerts.md). Synchronous: whatever needs awaiting (the destinations) is read before.
+   */
+  #raise(destinations: readonly AlertDestination[], record: () => AlertMessage | undefined): void {
     const seen = new Set<string>();
     const ids: string[] = [];
     for (const d of destinations) {
@@ -264,7 +277,16 @@ export class Alerts {
       seen.add(key);
       ids.push(d.id);
     }
-    await enqueueAlert(this.#deps.control, { id: message.id, kind: message.kind, payload: message }, ids);
+    const ctl = this.#deps.control;
+    // IMMEDIATE: the write lock is taken first, so a read inside is never outdated by another process
+    const message = ctl.raw
+      .transaction(() => {
+        const m = record();
+        if (m !== undefined) enqueueAlert(ctl, { id: m.id, kind: m.kind, payload: m }, ids);
+        return m;
+      })
+      .immediate();
+    if (message === undefined || ids.length === 0) return;
     this.#deps.logger.info(
       { kind: message.kind, state: message.state, destinations: ids.length },
       'alert raised',
@@ -274,6 +296,8 @@ export class Alerts {
   /**
    * A condition's state changed: queues `started` or `cleared`. Before anyone receives the kind,
    * nothing is remembered, so a destination added during a problem hears that it started.
+   * `alongside` is the caller's own record of the change (the install check's), written in the
+   * same transaction as the state and the alert.
    */
   async #condition(
     kind: AlertKind,
@@ -281,17 +305,24 @@ export class Alerts {
     active: boolean,
     site: Site | null,
     words: () => { title: string; text: string; data: Record<string, unknown>; path?: string },
+    alongside: () => void = () => {},
   ): Promise<void> {
     const ctl = this.#deps.control;
     const destinations = await destinationsFor(ctl, kind, site?.id);
-    if (destinations.length === 0) return;
     const scope = site?.id ?? '*';
     const stored = alertState(ctl, scope, name);
-    if (stored !== undefined && (stored === '1') === active) return;
-    setAlertState(ctl, scope, name, active ? '1' : '0');
-    // a condition first seen inactive is no news
-    if (stored === undefined && !active) return;
-    await this.#raise(this.#message(kind, site, active ? 'started' : 'cleared', words()), destinations);
+    // nobody receives the kind, or nothing changed: only the caller's record is written
+    if (destinations.length === 0 || (stored !== undefined && (stored === '1') === active)) {
+      alongside();
+      return;
+    }
+    this.#raise(destinations, () => {
+      alongside();
+      setAlertState(ctl, scope, name, active ? '1' : '0');
+      // a condition first seen inactive is no news
+      if (stored === undefined && !active) return undefined;
+      return this.#message(kind, site, active ? 'started' : 'cleared', words());
+    });
   }
 
   async #health(): Promise<void> {
@@ -331,39 +362,47 @@ export class Alerts {
     const ctl = this.#deps.control;
     const stored = alertState(ctl, site.id, 'payment_seq');
     if (stored === undefined) {
-      // the first look: payments before it are not news
-      setAlertState(ctl, site.id, 'payment_seq', String(lastPaymentSeq(ctl, site.id)));
+      // the first look: payments before it are not news (marked told with the cursor, at once)
+      ctl.raw.transaction(() =>
+        setAlertState(ctl, site.id, 'payment_seq', String(lastPaymentSeq(ctl, site.id))),
+      )();
       return;
     }
-    const found = paymentsSince(ctl, site, Number(stored), this.#deps.exchangeRates?.table);
-    if (found.count === 0) return;
-    setAlertState(ctl, site.id, 'payment_seq', String(found.cursor));
+    const cursor = Number(stored);
+    // a look that marks nothing: the destinations are read only when there is news
+    if (!hasPaymentsSince(ctl, site.id, cursor)) return;
     const destinations = await destinationsFor(ctl, 'payment', site.id);
-    if (destinations.length === 0) return;
+    // the payments are marked told and the cursor moved in the transaction that queues their alert
+    this.#raise(destinations, () => {
+      const found = paymentsSince(ctl, site, cursor, this.#deps.exchangeRates?.table);
+      if (found.count === 0) return undefined;
+      setAlertState(ctl, site.id, 'payment_seq', String(found.cursor));
+      return destinations.length === 0 ? undefined : this.#paymentMessage(site, found);
+    });
+  }
+
+  #paymentMessage(site: Site, found: NewPayments): AlertMessage {
     const amount = formatMoney(found.amountMinor, site.currency);
     const others = found.unconverted.map((u) => formatMoney(u.amount_minor, u.currency));
     const total = [found.amountMinor > 0 || others.length === 0 ? amount : null, ...others]
       .filter(Boolean)
       .join(' + ');
-    await this.#raise(
-      this.#message('payment', site, null, {
-        title:
-          found.count === 1
-            ? `${site.domain}: someone paid ${total}`
-            : `${site.domain}: ${found.count} payments, ${total}`,
-        text: `${found.count === 1 ? 'A payment' : `${found.count} payments`} of ${total} came in for ${site.domain} since the last alert.`,
-        data: {
-          payments: found.count,
-          amount_minor: found.amountMinor,
-          currency: site.currency,
-          amount: amount,
-          unconverted: found.unconverted,
-          first_at: found.firstAt === null ? null : new Date(found.firstAt).toISOString(),
-          last_at: found.lastAt === null ? null : new Date(found.lastAt).toISOString(),
-        },
-      }),
-      destinations,
-    );
+    return this.#message('payment', site, null, {
+      title:
+        found.count === 1
+          ? `${site.domain}: someone paid ${total}`
+          : `${site.domain}: ${found.count} payments, ${total}`,
+      text: `${found.count === 1 ? 'A payment' : `${found.count} payments`} of ${total} came in for ${site.domain} since the last alert.`,
+      data: {
+        payments: found.count,
+        amount_minor: found.amountMinor,
+        currency: site.currency,
+        amount: amount,
+        unconverted: found.unconverted,
+        first_at: found.firstAt === null ? null : new Date(found.firstAt).toISOString(),
+        last_at: found.lastAt === null ? null : new Date(found.lastAt).toISOString(),
+      },
+    });
   }
 
   async #busy(site: Site): Promise<void> {
@@ -387,18 +426,18 @@ export class Alerts {
     const firstDay = dayNumber(todayIn(site.timezone, status.firstVisit)) - dayNumber(from);
     const busy = busyDay(days, firstDay);
     if (busy === null) return;
-    setAlertState(deps.control, site.id, 'busy_day', today);
     const weekday = new Intl.DateTimeFormat('en', { weekday: 'long', timeZone: 'UTC' }).format(
       Date.parse(today),
     );
-    await this.#raise(
-      this.#message('busy_day', site, null, {
+    // the day is marked told in the transaction that queues its alert
+    this.#raise(destinations, () => {
+      setAlertState(deps.control, site.id, 'busy_day', today);
+      return this.#message('busy_day', site, null, {
         title: `${site.domain} is having a busy day: ${busy.today} visitors so far`,
         text: `${site.domain} has had ${busy.today} visitors today so far; a usual ${weekday} has about ${busy.usual}.`,
         data: { day: today, visitors: busy.today, usual: busy.usual },
-      }),
-      destinations,
-    );
+      });
+    });
   }
 
   /**
@@ -431,8 +470,8 @@ export class Alerts {
       }
       // visits again: a visit within the last two days, whenever the check that stopped it ran
       if (check?.stoppedAt != null && now - status.lastSeen < STOPPED_AFTER_MS) {
-        clearStopped(ctl, site.id);
-        await this.#trackingStopped(site, false, check.outcome);
+        // cleared with its alert, in one transaction: a crash between would lose the alert
+        await this.#trackingStopped(site, false, check.outcome, () => clearStopped(ctl, site.id));
       }
       if (check !== undefined && now - check.checkedAt < DAY_MS) continue;
       if (budget === 0) continue;
@@ -453,10 +492,12 @@ export class Alerts {
           const before = checks.get(site.id)?.stoppedAt ?? null;
           const quiet = deps.now() - lastSeen >= STOPPED_AFTER_MS;
           const stoppedAt = quiet ? (before ?? deps.now()) : null;
-          recordInstallCheck(ctl, site.id, outcome, stoppedAt);
+          const record = () => recordInstallCheck(ctl, site.id, outcome, stoppedAt);
+          // a stop, or its end, is recorded with its alert, in one transaction
+          if (quiet && before === null) await this.#trackingStopped(site, true, outcome, record);
+          else if (!quiet && before !== null) await this.#trackingStopped(site, false, outcome, record);
+          else record();
           deps.logger.info({ site: site.id, tracker: outcome.tracker, stopped: quiet }, 'install checked');
-          if (quiet && before === null) await this.#trackingStopped(site, true, outcome);
-          if (!quiet && before !== null) await this.#trackingStopped(site, false, outcome);
         }),
       );
     }
@@ -483,14 +524,26 @@ export class Alerts {
     );
   }
 
-  async #trackingStopped(site: Site, active: boolean, outcome: InstallOutcome): Promise<void> {
-    await this.#condition('tracking_stopped', 'tracking_stopped', active, site, () => ({
-      title: active ? `${site.domain} stopped sending visits` : `${site.domain} is sending visits again`,
-      text: active
-        ? `No visit of ${site.domain} has arrived for two days. ${trackerWords(site, outcome)} Nothing recorded is deleted.`
-        : `Visits of ${site.domain} arrive again.`,
-      data: { tracker: outcome.tracker, detail: outcome.detail },
-    }));
+  async #trackingStopped(
+    site: Site,
+    active: boolean,
+    outcome: InstallOutcome,
+    alongside: () => void,
+  ): Promise<void> {
+    await this.#condition(
+      'tracking_stopped',
+      'tracking_stopped',
+      active,
+      site,
+      () => ({
+        title: active ? `${site.domain} stopped sending visits` : `${site.domain} is sending visits again`,
+        text: active
+          ? `No visit of ${site.domain} has arrived for two days. ${trackerWords(site, outcome)} Nothing recorded is deleted.`
+          : `Visits of ${site.domain} arrive again.`,
+        data: { tracker: outcome.tracker, detail: outcome.detail },
+      }),
+      alongside,
+    );
   }
 }
 

@@ -49,9 +49,25 @@ export interface NewPayments {
 }
 
 /**
+ * The live payments (never sandbox) of a site after `cursor` not told of yet. A payment seen
+ * again (a sync after its webhook moves the row's inbox_seq) is not news.
+ */
+const NEW_PAYMENTS = `FROM ledger_payments p
+  WHERE site_id = ? AND test = 0 AND inbox_seq > ?
+    AND NOT EXISTS (SELECT 1 FROM alert_payments_told t
+                    WHERE t.connection_id = p.connection_id AND t.payment_id = p.payment_id)`;
+
+/** Whether paymentsSince would find any payment; marks nothing. */
+export function hasPaymentsSince(ctl: ControlDb, siteId: string, cursor: number): boolean {
+  return ctl.raw.prepare(`SELECT 1 ${NEW_PAYMENTS} LIMIT 1`).get(siteId, cursor) !== undefined;
+}
+
+/**
  * Live payments (never sandbox) of a site that entered the ledger after `cursor` (an inbox
  * sequence: a payment the reconciliation found late counts when it is found) and were not told of
  * before, summed in the site's currency at each payment day's ECB rate; they are marked told.
+ * Call it inside the transaction that queues their alert (alerts.ts): a crash before the commit
+ * then leaves them untold, and the next look finds them again.
  */
 export function paymentsSince(
   ctl: ControlDb,
@@ -59,14 +75,9 @@ export function paymentsSince(
   cursor: number,
   rates: RateTable | undefined,
 ): NewPayments {
-  // a payment seen again (a sync after its webhook moves the row's inbox_seq) is not news
   const rows = ctl.raw
     .prepare(
-      `SELECT connection_id, payment_id, inbox_seq, at, amount, currency FROM ledger_payments p
-       WHERE site_id = ? AND test = 0 AND inbox_seq > ?
-         AND NOT EXISTS (SELECT 1 FROM alert_payments_told t
-                         WHERE t.connection_id = p.connection_id AND t.payment_id = p.payment_id)
-       ORDER BY inbox_seq`,
+      `SELECT connection_id, payment_id, inbox_seq, at, amount, currency ${NEW_PAYMENTS} ORDER BY inbox_seq`,
     )
     .all(site.id, cursor) as {
     connection_id: string;
