@@ -104,6 +104,7 @@ const NAMES = new Set([
   'Google Search Console',
   'Search Console',
   'GitHub',
+  'Plausible',
 ]);
 
 /** reads as words: two words of letters, or one capitalised word of 3+ letters followed by punctuation or nothing */

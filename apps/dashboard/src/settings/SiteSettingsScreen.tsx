@@ -12,6 +12,7 @@ import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
 import { FunnelSettings } from './FunnelSettings.tsx';
 import { GoalSettings } from './GoalSettings.tsx';
+import { ImportSettings } from './ImportSettings.tsx';
 import { MilestoneSettings } from './MilestoneSettings.tsx';
 import { PaymentConnections } from './PaymentConnections.tsx';
 import { SearchConsoleSettings } from './SearchConsoleSettings.tsx';
@@ -263,6 +264,10 @@ export function SiteSettingsScreen(props: { site: string }) {
           <ShareSettings site={current.id} />
         </section>
       )}
+      <section class="section card" aria-labelledby="imports-heading" id="imports">
+        <h2 id="imports-heading">{t('headingImports')}</h2>
+        <ImportSettings site={current.id} />
+      </section>
       <section class="section card" aria-labelledby="alerts-heading" id="alerts">
         <h2 id="alerts-heading">{t('headingAlerts')}</h2>
         <AlertSettings site={current.id} />

@@ -6,6 +6,7 @@ import { t } from '../i18n/report.ts';
 import { isOwner } from '../session.ts';
 import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
+import { rangeLabel } from './period.ts';
 import { useLive } from './use-live.ts';
 
 /** The tag for the `<head>` of every page of the site, from this Footfall's own address. */
@@ -15,9 +16,14 @@ export function scriptTag(site: string): string {
 
 /**
  * A site waiting for its first visit: the tag to copy, the proxy key for server senders, and a
- * live "waiting" state that turns into the dashboard as soon as the first visit is stored.
+ * live "waiting" state that turns into the dashboard as soon as the first visit is stored. A site
+ * with imported history links to the report of those days meanwhile.
  */
-export function InstallScreen(props: { site: Schema<'Site'>; onArrived: () => void }) {
+export function InstallScreen(props: {
+  site: Schema<'Site'>;
+  imported: Schema<'SiteStatus'>['imported'];
+  onArrived: () => void;
+}) {
   const { site } = props;
   const [checks, setChecks] = useState(0);
   const mode = useLive(site.id, {
@@ -43,6 +49,20 @@ export function InstallScreen(props: { site: Schema<'Site'>; onArrived: () => vo
           </div>
         )}
       </div>
+      {props.imported && (
+        <section class="card stack" aria-labelledby="imported-title">
+          <h2 id="imported-title">{t('importedHistory')}</h2>
+          <p>{t('importedHistoryReady', { period: rangeLabel(props.imported) })}</p>
+          <div class="row">
+            <Link
+              class="button secondary"
+              href={`/sites/${site.id}?period=custom&from=${props.imported.from}&to=${props.imported.to}&bucket=day`}
+            >
+              {t('openImportedReport')}
+            </Link>
+          </div>
+        </section>
+      )}
       <section class="card stack" aria-labelledby="tag-title">
         <h2 id="tag-title">{t('putTag')}</h2>
         <code class="code-box" id="script-tag">

@@ -171,6 +171,14 @@ export function Report(props: {
           {data.compare && (
             <p class="compare-note muted">{t('comparedWith', { period: rangeLabel(data.compare) })}</p>
           )}
+          {data.imported && (
+            <p class="compare-note muted">
+              {t(data.bucket === 'hour' ? 'importedNoteHours' : 'importedNote', {
+                source: data.imported.source.replace('plausible', 'Plausible'),
+                period: rangeLabel(data.imported),
+              })}
+            </p>
+          )}
           <MainChart
             series={series}
             metric={metric}

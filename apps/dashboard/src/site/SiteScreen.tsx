@@ -17,10 +17,11 @@ import { ShareCard } from './ShareCard.tsx';
 
 // the live view and the install screen are not the report's first view: each loads when shown
 const LiveView = lazyScreen<{ site: Schema<'Site'> }>(() => import('./LiveView.tsx'), 'LiveView');
-const InstallScreen = lazyScreen<{ site: Schema<'Site'>; onArrived: () => void }>(
-  () => import('./InstallScreen.tsx'),
-  'InstallScreen',
-);
+const InstallScreen = lazyScreen<{
+  site: Schema<'Site'>;
+  imported: Schema<'SiteStatus'>['imported'];
+  onArrived: () => void;
+}>(() => import('./InstallScreen.tsx'), 'InstallScreen');
 
 const DAY_MS = 86_400_000;
 
@@ -140,7 +141,11 @@ export function SiteScreen(props: { site: string; live: boolean }) {
       </main>
     );
   document.title = `${answer.domain} · Footfall`;
-  if (status.data?.state === 'waiting') return <InstallScreen site={answer} onArrived={status.reload} />;
+  // a site with imported history but no visit yet shows its report once a period is asked for
+  const imported = status.data?.imported ?? null;
+  if (status.data?.state === 'waiting' && !(imported && route.value.search)) {
+    return <InstallScreen site={answer} imported={imported} onArrived={status.reload} />;
+  }
   return (
     <main class="page" id="main" tabIndex={-1}>
       <SiteHead site={answer} status={status.data} live={props.live} />

@@ -2,6 +2,7 @@ import {
   canonicalTimeZone,
   faviconOf,
   type InstallCheck,
+  importedRanges,
   installCheckOf,
   listSites,
   scopeAllows,
@@ -150,11 +151,22 @@ export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()
         engine.status({ site: site.id, signal }),
       );
       const check = installCheckOf(deps.control, site.id);
+      const imported = importedRanges(deps.control, site.id);
       if (firstVisit !== null) visited.add(site.id);
       return c.json({
         state: siteState(firstVisit, lastSeen, check, deps.now()),
         first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
         last_seen: lastSeen === null ? null : new Date(lastSeen).toISOString(),
+        imported:
+          imported.length === 0
+            ? null
+            : {
+                from: imported[0]!.from,
+                to: imported
+                  .map((r) => r.to)
+                  .sort()
+                  .at(-1)!,
+              },
         install_check:
           check === undefined
             ? null

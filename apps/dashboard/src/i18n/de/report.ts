@@ -215,4 +215,11 @@ export default {
   channelReferral: 'Verweis',
   channelAiAssistant: 'KI-Assistent',
   segments: 'Segmente',
+  importedNote:
+    'Enthält aus {source} importierte Tage: {period}. Deren Besucher sind aus den täglichen Besuchern summiert; gefilterte Berichte lassen sie weg.',
+  importedHistory: 'Ihr importierter Verlauf',
+  importedHistoryReady: 'Die in diese Website importierten Tage sind bereits in ihren Berichten: {period}.',
+  openImportedReport: 'Bericht dieser Tage öffnen',
+  importedNoteHours:
+    'Enthält aus {source} importierte Tage: {period}, in den Summen und Listen, aber nicht in diesem Stundendiagramm (Importe enthalten Tage, keine Stunden).',
 } satisfies Translation<typeof en>;

@@ -154,4 +154,25 @@ export default {
   shieldsByKind: '(Adressen {ips}, Länder {countries}, Seiten {pages}, Hosts {hostnames})',
   shieldsSaved: 'Gespeichert. Das Gateway wendet die Schutzfilter innerhalb von Sekunden an.',
   saveShields: 'Schutzfilter speichern',
+  // imports
+  headingImports: 'Importe',
+  importsIntro:
+    'Übernehmen Sie den Verlauf dieser Website aus Plausible. Tage vor ihrem ersten Besuch hier fließen in die Berichte ein; Besucher über mehrere Tage werden dann aus den täglichen Besuchern summiert, und gefilterte Berichte zeigen nur die eigenen Daten von Footfall.',
+  plausibleExport: 'Export aus Plausible',
+  plausibleExportHint:
+    'In Plausible: Site settings → Imports & Exports → Export. Laden Sie die ZIP-Datei so hoch, wie sie heruntergeladen wurde, bis 1 GB.',
+  importPlausible: 'Importieren',
+  importing: 'Wird importiert…',
+  imported: 'Importiert: {days}.',
+  importedNothing: 'Nichts importiert: Jeder Tag des Exports ist bereits vorhanden.',
+  importDays: '{from} bis {to}',
+  importNoDays: 'keine Tage übernommen',
+  importSkipped: '{count} Zeilen übersprungen: {reason}.',
+  importRunning: 'Wird importiert…',
+  importRows: '{read} Zeilen gelesen, {at}.',
+  noImports: 'Noch keine Importe.',
+  importsList: 'Importe',
+  deleteImport: 'Löschen',
+  deleteImportOf: 'Den Import {name} löschen',
+  deleteImportConfirm: 'Seine Daten löschen',
 } satisfies Translation<typeof en>;

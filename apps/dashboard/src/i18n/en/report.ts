@@ -223,4 +223,11 @@ export default {
   channelReferral: 'Referral',
   channelAiAssistant: 'AI Assistant',
   segments: 'Segments',
+  importedNote:
+    'Includes days imported from {source}: {period}. Their visitors are summed from daily uniques; filtered reports leave them out.',
+  importedHistory: 'Your imported history',
+  importedHistoryReady: 'The days imported into this site are in its reports already: {period}.',
+  openImportedReport: 'Open the report of those days',
+  importedNoteHours:
+    'Includes days imported from {source}: {period}, in the totals and lists but not in this hourly chart (imports hold days, not hours).',
 };

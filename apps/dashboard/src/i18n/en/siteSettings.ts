@@ -155,4 +155,25 @@ export default {
   shieldsByKind: '(addresses {ips}, countries {countries}, pages {pages}, hosts {hostnames})',
   shieldsSaved: 'Saved. The gateway applies the shields within seconds.',
   saveShields: 'Save the shields',
+  // imports
+  headingImports: 'Imports',
+  importsIntro:
+    "Bring this site's history from Plausible. Days before its first visit here are added to its reports; visitors over several days are then summed from daily uniques, and filtered reports show Footfall's own data only.",
+  plausibleExport: "Plausible's export",
+  plausibleExportHint:
+    'In Plausible: Site settings → Imports & Exports → Export. Upload the zip as it downloads, up to 1 GB.',
+  importPlausible: 'Import',
+  importing: 'Importing…',
+  imported: 'Imported {days}.',
+  importedNothing: 'Nothing was imported: every day of the export is already here.',
+  importDays: '{from} to {to}',
+  importNoDays: 'no days kept',
+  importSkipped: 'Skipped {count} rows: {reason}.',
+  importRunning: 'Importing…',
+  importRows: '{read} rows read, {at}.',
+  noImports: 'No imports yet.',
+  importsList: 'Imports',
+  deleteImport: 'Delete',
+  deleteImportOf: 'Delete the import {name}',
+  deleteImportConfirm: 'Delete its data',
 };

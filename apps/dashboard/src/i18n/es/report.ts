@@ -229,4 +229,11 @@ export default {
   channelReferral: 'Referencia',
   channelAiAssistant: 'Asistente de IA',
   segments: 'Segmentos',
+  importedNote:
+    'Incluye días importados de {source}: {period}. Sus visitantes se suman a partir de los únicos de cada día; los informes filtrados los dejan fuera.',
+  importedHistory: 'Su historial importado',
+  importedHistoryReady: 'Los días importados en este sitio ya están en sus informes: {period}.',
+  openImportedReport: 'Abrir el informe de esos días',
+  importedNoteHours:
+    'Incluye días importados de {source}: {period}, en los totales y las listas pero no en este gráfico por horas (las importaciones contienen días, no horas).',
 } satisfies Translation<typeof en>;

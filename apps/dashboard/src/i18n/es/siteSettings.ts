@@ -154,4 +154,25 @@ export default {
   shieldsByKind: '(direcciones {ips}, países {countries}, páginas {pages}, hosts {hostnames})',
   shieldsSaved: 'Guardado. La pasarela aplica las exclusiones en unos segundos.',
   saveShields: 'Guardar las exclusiones',
+  // imports
+  headingImports: 'Importaciones',
+  importsIntro:
+    'Traiga el historial de este sitio desde Plausible. Los días anteriores a su primera visita aquí se suman a sus informes; los visitantes de varios días se suman entonces a partir de los únicos de cada día, y los informes filtrados muestran solo los datos propios de Footfall.',
+  plausibleExport: 'Exportación de Plausible',
+  plausibleExportHint:
+    'En Plausible: Site settings → Imports & Exports → Export. Suba el zip tal como se descarga, hasta 1 GB.',
+  importPlausible: 'Importar',
+  importing: 'Importando…',
+  imported: 'Importado: {days}.',
+  importedNothing: 'No se importó nada: cada día de la exportación ya está aquí.',
+  importDays: 'del {from} al {to}',
+  importNoDays: 'ningún día conservado',
+  importSkipped: '{count} filas omitidas: {reason}.',
+  importRunning: 'Importando…',
+  importRows: '{read} filas leídas, {at}.',
+  noImports: 'Todavía no hay importaciones.',
+  importsList: 'Importaciones',
+  deleteImport: 'Eliminar',
+  deleteImportOf: 'Eliminar la importación {name}',
+  deleteImportConfirm: 'Eliminar sus datos',
 } satisfies Translation<typeof en>;

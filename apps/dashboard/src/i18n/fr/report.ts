@@ -226,4 +226,11 @@ export default {
   channelReferral: 'Site référent',
   channelAiAssistant: 'Assistant IA',
   segments: 'Segments',
+  importedNote:
+    'Inclut des jours importés de {source} : {period}. Leurs visiteurs sont la somme des visiteurs uniques de chaque jour ; les rapports filtrés les laissent de côté.',
+  importedHistory: 'Votre historique importé',
+  importedHistoryReady: 'Les jours importés dans ce site sont déjà dans ses rapports : {period}.',
+  openImportedReport: 'Ouvrir le rapport de ces jours',
+  importedNoteHours:
+    'Inclut des jours importés de {source} : {period}, dans les totaux et les listes mais pas dans ce graphique par heure (les imports contiennent des jours, pas des heures).',
 } satisfies Translation<typeof en>;

@@ -157,4 +157,25 @@ export default {
   shieldsByKind: '(adresses {ips}, pays {countries}, pages {pages}, hôtes {hostnames})',
   shieldsSaved: 'Enregistré. La passerelle applique les exclusions en quelques secondes.',
   saveShields: 'Enregistrer les exclusions',
+  // imports
+  headingImports: 'Imports',
+  importsIntro:
+    "Récupérez l'historique de ce site depuis Plausible. Les jours précédant sa première visite ici s'ajoutent à ses rapports ; les visiteurs sur plusieurs jours sont alors la somme des visiteurs uniques de chaque jour, et les rapports filtrés ne montrent que les données propres à Footfall.",
+  plausibleExport: 'Export de Plausible',
+  plausibleExportHint:
+    "Dans Plausible : Site settings → Imports & Exports → Export. Envoyez le fichier zip tel qu'il a été téléchargé, jusqu'à 1 Go.",
+  importPlausible: 'Importer',
+  importing: 'Import en cours…',
+  imported: 'Importé : {days}.',
+  importedNothing: "Rien n'a été importé : chaque jour de l'export est déjà là.",
+  importDays: 'du {from} au {to}',
+  importNoDays: 'aucun jour conservé',
+  importSkipped: '{count} lignes ignorées : {reason}.',
+  importRunning: 'Import en cours…',
+  importRows: '{read} lignes lues, {at}.',
+  noImports: "Aucun import pour l'instant.",
+  importsList: 'Imports',
+  deleteImport: 'Supprimer',
+  deleteImportOf: "Supprimer l'import {name}",
+  deleteImportConfirm: 'Supprimer ses données',
 } satisfies Translation<typeof en>;

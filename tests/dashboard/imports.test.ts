@@ -1,0 +1,82 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/footfall.ts';
+import { plausibleExportFiles, plausibleExportZip } from '../support/plausible-export.ts';
+import {
+  type ApiSession,
+  addSite,
+  createOwner,
+  type Dashboard,
+  personContext,
+  screenshot,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+/**
+ * Moving in from Plausible as an owner does it: Site settings → Imports, the zip Plausible made
+ * chosen in the file picker; a site with no visit yet links to the report of those days from its
+ * install screen; the report says they are imported and counts them; a broken zip is refused with
+ * the file and line; Delete takes them out again.
+ */
+describe('imports', () => {
+  let d: Dashboard;
+  let owner: ApiSession;
+  let site: string;
+  const dir = tempDir('ff-import-ui-');
+  const files = plausibleExportFiles([
+    { date: '2025-06-02', visitors: 40, visits: 50 },
+    { date: '2025-06-03', visitors: 60, visits: 70 },
+  ]);
+  const good = join(dir, 'plausible-export.zip');
+  const broken = join(dir, 'broken.zip');
+  beforeAll(async () => {
+    d = await startDashboard();
+    owner = await createOwner(d);
+    site = await addSite(owner, 'shop.localhost');
+    writeFileSync(good, plausibleExportZip(files));
+    const visitors = Object.keys(files).find((n) => n.startsWith('imported_visitors'))!;
+    writeFileSync(broken, plausibleExportZip({ ...files, [visitors]: 'date,visitors\n2025-06-02,1\n' }));
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it('imports a Plausible export from Site settings, shows it in the report, and deletes it', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}/settings`);
+    const imports = page.locator('#imports');
+    await imports.getByText('No imports yet.').waitFor();
+
+    await imports.getByLabel("Plausible's export").setInputFiles(broken);
+    await imports.getByRole('button', { name: 'Import' }).click();
+    await imports
+      .getByText(/line 1: the header has no pageviews, bounces, visits, visit_duration column/)
+      .waitFor();
+
+    await imports.getByLabel("Plausible's export").setInputFiles(good);
+    await imports.getByRole('button', { name: 'Import' }).click();
+    await imports.getByText('Imported 2 Jun 2025 to 3 Jun 2025.').waitFor();
+    expect(await imports.getByRole('list', { name: 'Imports' }).getByRole('listitem').count()).toBe(1);
+    await screenshot(page, 'site-settings-imports-1280-light');
+
+    // no visit yet: the install screen links to the report of the imported days
+    await page.goto(`/sites/${site}`);
+    await page.getByRole('link', { name: 'Open the report of those days' }).click();
+    await page.getByText(/^Includes days imported from Plausible: 2 Jun – 3 Jun 2025\./).waitFor();
+    const visits = await owner.call<{ kpis: { visits: number } }>(
+      'GET',
+      `/api/v1/sites/${site}/report?from=2025-06-01&to=2025-06-30`,
+    );
+    expect(visits.kpis.visits).toBe(120);
+    await screenshot(page, 'report-imported-1280-light');
+
+    await page.goto(`/sites/${site}/settings`);
+    const item = page.locator('#imports').getByRole('listitem');
+    await item.getByRole('button', { name: /Delete/ }).click();
+    await item.getByRole('button', { name: 'Delete its data' }).click();
+    await page.locator('#imports').getByText('No imports yet.').waitFor();
+    await context.close();
+  }, 120_000);
+});
