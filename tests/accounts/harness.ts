@@ -83,7 +83,7 @@ export async function accountsApp(
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
     cards: new CardPool(),
   };
-  deps.imports = new Imports({ control, engine: analytics.engine, instance, logger });
+  deps.imports = new Imports({ control, engine: analytics.engine, instance, logger, memoryLimit: '128MB' });
   const app = createQueryApp(deps);
 
   async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {

@@ -9,6 +9,7 @@ import {
   plausibleExportZip,
   writePlausibleExport,
 } from '../support/plausible-export.ts';
+import { UMAMI_WEBSITE, umamiExportFiles, writeUmamiExport } from '../support/umami-export.ts';
 
 /**
  * `footfall import plausible` as an operator runs it: through the running service (progress and a
@@ -93,11 +94,62 @@ describe('footfall import plausible', () => {
     expect(refused.code).toBe(1);
     expect(refused.output).toContain(`${name}, line 5: visitors "many" is not a count`);
     expect((await importing(['plausible', broken])).code).toBe(2);
-    expect((await importing(['umami', broken, '--site', site])).code).toBe(2);
+    expect((await importing(['ga4', broken, '--site', site])).code).toBe(2);
 
     running = await startFootfall(env);
     const r = await report('2026-08-01', '2026-09-30');
     expect(r.imported).toEqual({ source: 'plausible', from: '2026-09-01', to: '2026-09-03' });
     expect(r.kpis.visits).toBe(12 + 13 + 14);
+  }, 120_000);
+
+  it("imports Umami's tables as events, and reports count them as visits by Footfall's rules", async () => {
+    const files = umamiExportFiles();
+    const broken = writeUmamiExport(join(root, 'umami-broken'), {
+      ...files,
+      'website_event.csv': files['website_event.csv']!.replace('2026-09-11 08:01:00+00', 'yesterday'),
+    });
+    const refused = await importing(['umami', broken, '--site', site]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('website_event.csv, line 6: created_at "yesterday" is not a time');
+    const folder = writeUmamiExport(join(root, 'umami'), files);
+    const other = await importing(['umami', folder, '--site', site, '--website', 'nope']);
+    expect(other.output).toContain(`holds no events of website nope (it holds ${UMAMI_WEBSITE}, `);
+
+    const done = await importing(['umami', folder, '--site', site, '--website', UMAMI_WEBSITE]);
+    expect(done.code, done.output).toBe(0);
+    expect(done.output).toContain('imported umami: 6 events, 2026-09-10 to 2026-09-11');
+    type Answer = {
+      kpis: { visitors: number; visits: number; pageviews: number; bounce_rate: number };
+      breakdowns: Record<string, { value: string | null; visits: number }[]>;
+    };
+    const get = async (query: string) =>
+      (await (
+        await fetch(`${running!.url}/api/v1/sites/${site}/report?${query}`, {
+          headers: { authorization: `Bearer ${API}` },
+        })
+      ).json()) as Answer;
+    // the events are loaded by the tailer like any others: A's visit, B's two (2 h 29 min apart)
+    await expect
+      .poll(async () => (await get('from=2026-09-10&to=2026-09-11&imported=0')).kpis.visits, {
+        timeout: 30_000,
+      })
+      .toBe(3);
+    const r = await get('from=2026-09-10&to=2026-09-11&imported=0&limit=5');
+    expect(r.kpis).toMatchObject({ visitors: 2, visits: 3, pageviews: 5 });
+    expect(r.breakdowns['channel']?.map((x) => [x.value, x.visits])).toEqual([
+      ['Direct', 1],
+      ['Email', 1],
+      ['Organic Search', 1],
+    ]);
+    expect(r.breakdowns['country']?.map((x) => x.value).sort()).toEqual(['DE', 'FR']);
+    expect(r.breakdowns['browser']?.map((x) => x.value).sort()).toEqual(['Chrome', 'Safari']);
+    expect(r.breakdowns['events']?.map((x) => x.value)).toEqual(['Signup']);
+    // the same export again stores nothing twice
+    expect((await importing(['umami', folder, '--site', site, '--website', UMAMI_WEBSITE])).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await get('from=2026-09-10&to=2026-09-11&imported=0')).kpis).toMatchObject({
+      visits: 3,
+      pageviews: 5,
+    });
   }, 120_000);
 });

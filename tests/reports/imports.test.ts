@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../apps/query/src/engine/report-types.ts';
@@ -9,6 +10,7 @@ import {
   plausibleExportZip,
   writePlausibleExport,
 } from '../support/plausible-export.ts';
+import { UMAMI_WEBSITE, umamiExportFiles } from '../support/umami-export.ts';
 
 /**
  * A Plausible export imported through the API, and reports over its days: totals exact as
@@ -87,7 +89,7 @@ describe('a Plausible export', () => {
       status: 422,
       message: expect.stringMatching(/no file of a Plausible export/),
     });
-    expect((await upload(new Uint8Array([1]), 'source=umami')).status).toBe(400);
+    expect((await upload(new Uint8Array([1]), 'source=ga4')).status).toBe(400);
     expect(dumpControl(h.control)).toBe(before);
   });
 
@@ -222,5 +224,30 @@ describe('a Plausible export', () => {
       through: '2024-03-02',
     });
     expect(through.import).toMatchObject({ firstDay: '2024-03-02', lastDay: '2024-03-02' });
+  });
+
+  it("hands an uploaded Umami export's events to the WAL as a stream of its own, whole", async () => {
+    const zip = plausibleExportZip(umamiExportFiles());
+    const several = await upload(zip, 'source=umami&name=umami.zip');
+    expect(several.status).toBe(422);
+    const res = await upload(zip, `source=umami&name=umami.zip&website=${UMAMI_WEBSITE}`);
+    expect(res.status).toBe(201);
+    const summary = (await res.json()) as {
+      events: number;
+      import: { id: string; from: string; to: string };
+    };
+    expect(summary).toMatchObject({
+      events: 6,
+      import: { source: 'umami', from: '2026-09-10', to: '2026-09-11' },
+    });
+    const streams = readdirSync(join(h.root, 'data', 'wal')).filter((n) => n.startsWith('import-'));
+    expect(streams).toHaveLength(1);
+    // its events are the site's own now: they go as other events go
+    const gone = await h.call('DELETE', `/api/v1/sites/${site}/imports/${summary.import.id}`, {
+      agent: owner,
+    });
+    expect(gone.status).toBe(409);
+    // nothing of it is read as imported aggregates
+    expect(await report('from=2026-09-01&to=2026-09-30')).toMatchObject({ imported: null });
   });
 });

@@ -176,7 +176,13 @@ export async function startQueryService(
     }
   }
   // what a stop left half-imported is removed before any report reads
-  const imports = new Imports({ control, engine: analytics.engine, instance, logger });
+  const imports = new Imports({
+    control,
+    engine: analytics.engine,
+    instance,
+    logger,
+    memoryLimit: config.engineMemory,
+  });
   imports.cleanUp();
   const deps: QueryDeps = {
     config,

@@ -13,18 +13,25 @@ interface Io {
 }
 
 export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folder> --site <site id> [--through YYYY-MM-DD]
+       footfall import umami <folder | zip> --site <site id> [--website <Umami website id>] [--through YYYY-MM-DD]
 
-  Imports Plausible's CSV export (Site settings → Imports & Exports → Export, as downloaded: a
-  zip, or the folder it was unpacked into) into a site as daily aggregates, apart from its own
-  data (docs/imports.md). Days on or after the site's first day of its own data are skipped
-  unless --through says how far to keep them; days an earlier import holds are skipped. Runs
-  through the running service (as \`footfall backup now\` does), or by itself when Footfall is
-  stopped. A broken export is refused naming the file and line, and nothing of it is kept.
+  plausible  Plausible's CSV export (Site settings → Imports & Exports → Export, as downloaded:
+             a zip, or the folder it was unpacked into), imported as daily aggregates apart from
+             the site's own data; days an earlier import holds are skipped.
+  umami      Umami's website_event.csv and session.csv (COPY ... TO ... CSV HEADER), imported as
+             events at their own times, visits built by Footfall's rules; --website picks one of
+             the export's websites (default: the site's recorded Umami website id, or the only one).
+
+  Days on or after the site's first day of its own data are skipped unless --through says how far
+  to keep them (docs/imports.md). Runs through the running service (as \`footfall backup now\`
+  does), or by itself when Footfall is stopped. A broken export is refused naming the file and
+  line, and nothing of it is kept.
 `;
 
 /** The summary as the API answers it (routes/imports.ts summaryJson). */
 interface Summary {
   import: { id: string; name: string; from: string | null; to: string | null };
+  events: number;
   files: { name: string; rows: number }[];
   ignored_files: string[];
   rows_read: number;
@@ -74,11 +81,16 @@ function askService(
 
 function printSummary(s: Summary, io: Io): void {
   const i = s.import;
-  io.out(
-    s.days === 0
-      ? `imported nothing from ${i.name}: no day was kept (import ${i.id})`
-      : `imported ${i.name}: ${s.days} days, ${i.from} to ${i.to} (import ${i.id})`,
-  );
+  if (s.events > 0) {
+    io.out(`imported ${i.name}: ${s.events} events, ${i.from} to ${i.to} (import ${i.id})`);
+    io.out('  Footfall loads them into its reports now (Health shows the backlog until it is done)');
+  } else {
+    io.out(
+      s.days === 0
+        ? `imported nothing from ${i.name}: no day was kept (import ${i.id})`
+        : `imported ${i.name}: ${s.days} days, ${i.from} to ${i.to} (import ${i.id})`,
+    );
+  }
   io.out(`  rows read: ${s.rows_read}`);
   for (const f of s.files) io.out(`    ${f.name}: ${f.rows}`);
   for (const [reason, n] of Object.entries(s.skipped)) io.out(`  skipped ${n} rows: ${reason}`);
@@ -95,15 +107,15 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
   };
   const site = option('--site');
   const through = option('--through');
-  const known = rest.every(
-    (a, i) => ['--site', '--through'].includes(a) || ['--site', '--through'].includes(rest[i - 1] ?? ''),
-  );
+  const website = option('--website');
+  const flags = ['--site', '--through', ...(source === 'umami' ? ['--website'] : [])];
+  const known = rest.every((a, i) => flags.includes(a) || flags.includes(rest[i - 1] ?? ''));
   if (source === undefined || source === 'help' || source === '--help') {
     io.out(IMPORT_HELP);
     return 0;
   }
-  if (source !== 'plausible') {
-    io.err(`footfall import: "${source}" cannot be imported; plausible can\n\n${IMPORT_HELP}`);
+  if (source !== 'plausible' && source !== 'umami') {
+    io.err(`footfall import: "${source}" cannot be imported; plausible and umami can\n\n${IMPORT_HELP}`);
     return 2;
   }
   if (
@@ -126,7 +138,7 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
   let outcome: Summary | { code: string; message: string } | undefined;
   const status = await askService(
     join(dataPaths(config.dataDir).run, 'admin.sock'),
-    { source, site, path, name, ...(through && { through }) },
+    { source, site, path, name, ...(through && { through }), ...(website && { website }) },
     (line) => {
       if ('progress' in line) progress(line.progress);
       else outcome = 'done' in line ? line.done : line.error;
@@ -142,6 +154,8 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
         config,
         instance,
         control: ctl,
+        source,
+        website,
         siteId: site,
         path,
         name,
@@ -150,6 +164,7 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
       }).then(
         (s) => ({
           import: { id: s.import.id, name: s.import.name, from: s.import.firstDay, to: s.import.lastDay },
+          events: s.events,
           files: s.files,
           ignored_files: s.ignored,
           rows_read: s.rowsRead,

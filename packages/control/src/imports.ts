@@ -7,7 +7,9 @@ import { randomId } from './tokens.ts';
  * written in chunks, and one a stop left `importing` is removed at the next start, so nothing
  * half-imported is ever read.
  */
-export type ImportSource = 'plausible' | 'ga4';
+export type ImportSource = 'plausible' | 'ga4' | 'umami';
+/** Sources whose imports are daily aggregates in imported_days and imported_rows (Umami's are events). */
+const AGGREGATED = "('plausible', 'ga4')";
 
 export interface Import {
   id: string;
@@ -159,11 +161,19 @@ export function addImported(
 export function finishImport(
   ctl: ControlDb,
   importId: string,
-  o: { rowsRead: number; skipped: Record<string, number>; now?: number },
+  o: {
+    rowsRead: number;
+    skipped: Record<string, number>;
+    /** the days an import of events holds (an aggregated one's are read from its days) */
+    range?: { first: string | null; last: string | null };
+    now?: number;
+  },
 ): Import {
-  const range = ctl.raw
-    .prepare('SELECT MIN(day) AS first, MAX(day) AS last FROM imported_days WHERE import_id = ?')
-    .get(importId) as { first: string | null; last: string | null };
+  const range =
+    o.range ??
+    (ctl.raw
+      .prepare('SELECT MIN(day) AS first, MAX(day) AS last FROM imported_days WHERE import_id = ?')
+      .get(importId) as { first: string | null; last: string | null });
   const skipped = Object.values(o.skipped).reduce((a, b) => a + b, 0);
   ctl.raw
     .prepare(
@@ -219,7 +229,7 @@ export function listImports(ctl: ControlDb, siteId: string): Import[] {
   ).map(toImport);
 }
 
-/** The days a site's finished imports hold, as ranges with their source, oldest first. */
+/** The days a site's finished imports of aggregates hold, as ranges with their source, oldest first. */
 export function importedRanges(
   ctl: ControlDb,
   siteId: string,
@@ -227,7 +237,8 @@ export function importedRanges(
   return ctl.raw
     .prepare(
       `SELECT source, first_day AS "from", last_day AS "to" FROM imports
-       WHERE site_id = ? AND state = 'done' AND first_day IS NOT NULL ORDER BY first_day`,
+       WHERE site_id = ? AND state = 'done' AND first_day IS NOT NULL AND source IN ${AGGREGATED}
+       ORDER BY first_day`,
     )
     .all(siteId) as { source: ImportSource; from: string; to: string }[];
 }

@@ -105,6 +105,7 @@ const NAMES = new Set([
   'Search Console',
   'GitHub',
   'Plausible',
+  'Umami',
 ]);
 
 /** reads as words: two words of letters, or one capitalised word of 3+ letters followed by punctuation or nothing */

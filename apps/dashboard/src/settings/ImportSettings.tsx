@@ -1,12 +1,14 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
-import { ConfirmAction, ErrorNote, Field, Spinner } from '../components/ui.tsx';
+import { ConfirmAction, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { formatDate, formatDateTime, formatNumber } from '../i18n/format.ts';
 import { t } from '../i18n/siteSettings.ts';
 
 const day = (d: string) => formatDate(`${d}T00:00:00Z`, 'UTC');
+const TOOLS = { plausible: 'Plausible', umami: 'Umami' } as const;
+type Source = keyof typeof TOOLS;
 
 /** What an import kept: its days, or that it kept none. */
 function kept(i: Schema<'Import'>): string {
@@ -19,8 +21,9 @@ function skipped(s: Record<string, number>): string[] {
 }
 
 /**
- * A site's imports (owners): upload Plausible's CSV export as it downloads it (a zip); the list of
- * imports with the days each holds and what it skipped, and Delete. docs/imports.md.
+ * A site's imports (owners): upload Plausible's CSV export as it downloads it (a zip), or a zip of
+ * Umami's two tables; the list of imports with the days each holds and what it skipped, and Delete
+ * (Plausible's: Umami's events are the site's own once loaded). docs/imports.md.
  */
 export function ImportSettings({ site }: { site: string }) {
   const list = useLoad(
@@ -28,13 +31,22 @@ export function ImportSettings({ site }: { site: string }) {
     [site],
   );
   const [file, setFile] = useState<File | null>(null);
+  const [source, setSource] = useState<Source>('plausible');
+  const [website, setWebsite] = useState('');
   const [done, setDone] = useState<Schema<'ImportSummary'> | null>(null);
   const upload = useSubmit(async () => {
     if (!file) return;
     setDone(null);
     const summary = await unwrap(
       api.POST('/api/v1/sites/{site}/imports', {
-        params: { path: { site }, query: { source: 'plausible', name: file.name.slice(0, 200) } },
+        params: {
+          path: { site },
+          query: {
+            source,
+            name: file.name.slice(0, 200),
+            ...(source === 'umami' && website.trim() !== '' ? { website: website.trim() } : {}),
+          },
+        },
         // the zip as it is: no JSON
         body: file as unknown as string,
         bodySerializer: (body: unknown) => body as BodyInit,
@@ -83,7 +95,11 @@ export function ImportSettings({ site }: { site: string }) {
       </form>
       {done && (
         <p class="notice" role="status">
-          {done.days === 0 ? t('importedNothing') : t('imported', { days: kept(done.import) })}{' '}
+          {done.events > 0
+            ? t('importedEvents', { count: formatNumber(done.events), days: kept(done.import) })
+            : done.days === 0
+              ? t('importedNothing')
+              : t('imported', { days: kept(done.import) })}{' '}
           {skipped(done.skipped).join(' ')}
         </p>
       )}
@@ -95,14 +111,14 @@ export function ImportSettings({ site }: { site: string }) {
           {imports.map((i) => (
             <li key={i.id}>
               <div>
-                <strong>{i.name}</strong> <span class="muted">Plausible</span>
+                <strong>{i.name}</strong> <span class="muted">{TOOLS[i.source]}</span>
                 <div>{i.state === 'importing' ? t('importRunning') : kept(i)}</div>
                 <div class="muted">
                   {t('importRows', { read: formatNumber(i.rows_read), at: formatDateTime(i.created_at) })}{' '}
                   {skipped(i.skipped).join(' ')}
                 </div>
               </div>
-              {i.state === 'done' && (
+              {i.state === 'done' && i.source !== 'umami' && (
                 <ConfirmAction
                   ask={t('deleteImport')}
                   askLabel={t('deleteImportOf', { name: i.name })}

@@ -6,7 +6,8 @@ import { summaryJson } from '../routes/imports.ts';
 import type { Imports } from './imports.ts';
 
 const Request = v.strictObject({
-  source: v.literal('plausible'),
+  source: v.picklist(['plausible', 'umami']),
+  website: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
   site: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   path: v.pipe(v.string(), v.check(isAbsolute, 'must be an absolute path')),
   name: v.optional(v.pipe(v.string(), v.maxLength(200))),
@@ -37,6 +38,8 @@ export function importAdminRoute(imports: Imports) {
       res.on('close', () => abort.abort(new Error('footfall import stopped')));
       imports
         .run({
+          source: parsed.source,
+          website: parsed.website,
           siteId: parsed.site,
           path: parsed.path,
           name: parsed.name ?? parsed.path,

@@ -8,7 +8,7 @@ import { AppError, type Logger } from '@footfall/http';
 import { ensurePrivateDir, type Instance } from '@footfall/instance';
 import type { Engine } from '../engine/engine.ts';
 import { ImportFileError } from './files.ts';
-import { type ImportProgress, type ImportSummary, importPlausible } from './run.ts';
+import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
 /** A site's local date of a moment. */
 export const localDay = (ms: number, timeZone: string) =>
@@ -17,7 +17,10 @@ export const localDay = (ms: number, timeZone: string) =>
   );
 
 export interface ImportRequest {
+  source: 'plausible' | 'umami';
   siteId: string;
+  /** Umami's website id (umami only) */
+  website?: string | undefined;
   /** the export on this machine: a zip or a folder */
   path: string;
   name: string;
@@ -38,7 +41,14 @@ export class Imports {
   readonly #dir: string;
 
   constructor(
-    private readonly o: { control: ControlDb; engine: Engine; instance: Instance; logger: Logger },
+    private readonly o: {
+      control: ControlDb;
+      engine: Engine;
+      instance: Instance;
+      logger: Logger;
+      /** the scratch database of an Umami import: FOOTFALL_ENGINE_MEMORY */
+      memoryLimit: string;
+    },
   ) {
     this.#dir = o.instance.paths.imports;
   }
@@ -60,16 +70,12 @@ export class Imports {
       const { firstVisit } = await this.o.engine.status({ site: site.id });
       const started = Date.now();
       try {
-        const summary = await importPlausible({
+        const summary = await runImport(r, {
           control: this.o.control,
-          siteId: site.id,
-          path: r.path,
-          name: r.name,
-          personId: r.personId,
+          site,
           firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
-          through: r.through,
-          progress: r.progress,
-          signal: r.signal,
+          paths: this.o.instance.paths,
+          memoryLimit: this.o.memoryLimit,
         });
         this.o.logger.info(
           {

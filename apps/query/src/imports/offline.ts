@@ -7,7 +7,7 @@ import { createClickHouseEngine } from '../engine/clickhouse/engine.ts';
 import { createDuckDbEngine } from '../engine/duckdb-engine.ts';
 import type { Engine } from '../engine/engine.ts';
 import { localDay } from './imports.ts';
-import { type ImportProgress, type ImportSummary, importPlausible } from './run.ts';
+import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
 /**
  * `footfall import` while Footfall is stopped: opens the configured engine only to read the site's
@@ -18,6 +18,8 @@ export async function importOffline(o: {
   config: Config;
   instance: Instance;
   control: ControlDb;
+  source: 'plausible' | 'umami';
+  website?: string | undefined;
   siteId: string;
   path: string;
   name: string;
@@ -47,14 +49,22 @@ export async function importOffline(o: {
   } finally {
     await engine.close();
   }
-  return importPlausible({
-    control: o.control,
-    siteId: site.id,
-    path: o.path,
-    name: o.name,
-    personId: null,
-    firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
-    through: o.through,
-    progress: o.progress,
-  });
+  return runImport(
+    {
+      source: o.source,
+      website: o.website,
+      path: o.path,
+      name: o.name,
+      personId: null,
+      through: o.through,
+      progress: o.progress,
+    },
+    {
+      control: o.control,
+      site,
+      firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
+      paths: o.instance.paths,
+      memoryLimit: o.config.engineMemory,
+    },
+  );
 }

@@ -8,13 +8,17 @@ import {
   type ImportedDay,
   type ImportedRow,
   removeImport,
+  type Site,
 } from '@footfall/control';
 import { exportFiles, ImportFileError } from './files.ts';
 import { plausibleTable, readPlausibleFile } from './plausible.ts';
+import { importUmami } from './umami.ts';
 
 /** How an import went: what was read, what was kept and what was skipped, by reason. */
 export interface ImportSummary {
   import: Import;
+  /** events written for the query service to load (Umami's); 0 for daily aggregates */
+  events: number;
   files: { name: string; rows: number }[];
   /** files of the export that are none of its tables, left unread */
   ignored: string[];
@@ -124,7 +128,7 @@ export async function importPlausible(o: ImportOptions): Promise<ImportSummary> 
       .prepare('SELECT COUNT(*) FROM imported_days WHERE import_id = ?')
       .pluck()
       .get(id);
-    return { import: done, files, ignored, rowsRead, days: Number(kept), skipped };
+    return { import: done, events: 0, files, ignored, rowsRead, days: Number(kept), skipped };
   } catch (error) {
     removeImport(o.control, id);
     throw error;
@@ -143,4 +147,65 @@ function heldDays(control: ControlDb, siteId: string): Set<string> {
     .pluck()
     .all(siteId) as string[];
   return new Set(days);
+}
+
+/**
+ * Runs one import of either kind for a site whose first native day is known: Plausible's daily
+ * aggregates into app.db, or Umami's events into a WAL stream the query service loads.
+ */
+export async function runImport(
+  r: {
+    source: 'plausible' | 'umami';
+    path: string;
+    name: string;
+    personId: string | null;
+    website?: string | undefined;
+    through?: string | undefined;
+    progress?: ((p: ImportProgress) => void) | undefined;
+    signal?: AbortSignal | undefined;
+  },
+  o: {
+    control: ControlDb;
+    site: Site;
+    firstNativeDay: string | null;
+    paths: { imports: string; wal: string };
+    memoryLimit: string;
+  },
+): Promise<ImportSummary> {
+  if (r.source === 'plausible') {
+    return importPlausible({
+      control: o.control,
+      siteId: o.site.id,
+      path: r.path,
+      name: r.name,
+      personId: r.personId,
+      firstNativeDay: o.firstNativeDay,
+      through: r.through,
+      progress: r.progress,
+      signal: r.signal,
+    });
+  }
+  const u = await importUmami({
+    control: o.control,
+    site: o.site,
+    path: r.path,
+    name: r.name,
+    website: r.website,
+    personId: r.personId,
+    firstNativeDay: o.firstNativeDay,
+    through: r.through,
+    scratchRoot: o.paths.imports,
+    walRoot: o.paths.wal,
+    memoryLimit: o.memoryLimit,
+    progress: r.progress,
+  });
+  return {
+    import: u.import,
+    events: u.events,
+    files: [],
+    ignored: [],
+    rowsRead: u.rowsRead,
+    days: 0,
+    skipped: u.skipped,
+  };
 }

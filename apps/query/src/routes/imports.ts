@@ -26,6 +26,7 @@ export const importJson = (i: Import) => ({
 
 export const summaryJson = (s: ImportSummary) => ({
   import: importJson(s.import),
+  events: s.events,
   files: s.files,
   ignored_files: s.ignored,
   rows_read: s.rowsRead,
@@ -55,12 +56,19 @@ export function importRoutes(deps: QueryDeps) {
       }
       const query = c.req.query();
       for (const key of Object.keys(query)) {
-        if (!['source', 'name', 'through'].includes(key)) {
+        if (!['source', 'name', 'through', 'website'].includes(key)) {
           throw new AppError('invalid_parameter', `unknown parameter ${key}`, { field: key });
         }
       }
-      if (query['source'] !== 'plausible') {
-        throw new AppError('invalid_parameter', 'source must be plausible', { field: 'source' });
+      const source = query['source'];
+      if (source !== 'plausible' && source !== 'umami') {
+        throw new AppError('invalid_parameter', 'source must be plausible or umami', { field: 'source' });
+      }
+      const website = query['website'];
+      if (website !== undefined && (source !== 'umami' || website.length === 0 || website.length > 100)) {
+        throw new AppError('invalid_parameter', "website is Umami's website id, for source=umami", {
+          field: 'website',
+        });
       }
       const through = query['through'];
       if (through !== undefined && !(DATE.test(through) && !Number.isNaN(Date.parse(through)))) {
@@ -70,6 +78,8 @@ export function importRoutes(deps: QueryDeps) {
       const body = c.req.raw.body;
       if (body === null) throw new AppError('invalid_body', 'the body must be the export (a zip file)');
       const summary = await imports.upload(body, {
+        source,
+        website,
         siteId: site.id,
         name,
         personId: sessionPrincipal(c).person.id,
@@ -83,6 +93,12 @@ export function importRoutes(deps: QueryDeps) {
       const found = getImport(deps.control, c.req.param('id'));
       if (found === undefined || found.siteId !== site.id) throw new AppError('not_found', 'no such import');
       if (found.state === 'importing') throw new AppError('conflict', 'the import is still running');
+      if (found.source === 'umami') {
+        throw new AppError(
+          'conflict',
+          "events imported from Umami are the site's own events now: they are removed as other events are (retention, erasure)",
+        );
+      }
       removeImport(deps.control, found.id);
       return c.body(null, 204);
     });

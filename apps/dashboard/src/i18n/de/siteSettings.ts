@@ -157,7 +157,7 @@ export default {
   // imports
   headingImports: 'Importe',
   importsIntro:
-    'Übernehmen Sie den Verlauf dieser Website aus Plausible. Tage vor ihrem ersten Besuch hier fließen in die Berichte ein; Besucher über mehrere Tage werden dann aus den täglichen Besuchern summiert, und gefilterte Berichte zeigen nur die eigenen Daten von Footfall.',
+    'Übernehmen Sie den Verlauf dieser Website aus Plausible oder Umami; nur die Tage vor ihrem ersten Besuch hier werden übernommen. Die Tagessummen aus Plausible fließen in die Berichte ein: Besucher über mehrere Tage werden dann aus den täglichen Besuchern summiert, und gefilterte Berichte zeigen nur die eigenen Daten von Footfall. Die Ereignisse aus Umami werden zu eigenen Daten dieser Website.',
   plausibleExport: 'Export aus Plausible',
   plausibleExportHint:
     'In Plausible: Site settings → Imports & Exports → Export. Laden Sie die ZIP-Datei so hoch, wie sie heruntergeladen wurde, bis 1 GB.',
@@ -175,4 +175,13 @@ export default {
   deleteImport: 'Löschen',
   deleteImportOf: 'Den Import {name} löschen',
   deleteImportConfirm: 'Seine Daten löschen',
+  importFrom: 'Importieren aus',
+  umamiWebsite: 'Umami-Website-ID',
+  umamiWebsiteHint:
+    'Nur nötig, wenn die Tabellen mehrere Websites enthalten und diese Website in ihren Einstellungen keine Umami-Website-ID hat.',
+  umamiExport: 'Tabellen aus Umami',
+  umamiExportHint:
+    'Eine ZIP-Datei mit website_event.csv und session.csv, wie PostgreSQL sie schreibt (COPY … TO … CSV HEADER). Ihre Ereignisse werden zu eigenen Daten dieser Website: Jeder Bericht zählt sie.',
+  importedEvents:
+    '{count} Ereignisse importiert, {days}. Die Berichte zählen sie, sobald Footfall sie geladen hat, in Kürze.',
 } satisfies Translation<typeof en>;

@@ -158,7 +158,7 @@ export default {
   // imports
   headingImports: 'Imports',
   importsIntro:
-    "Bring this site's history from Plausible. Days before its first visit here are added to its reports; visitors over several days are then summed from daily uniques, and filtered reports show Footfall's own data only.",
+    "Bring this site's history from Plausible or Umami; only the days before its first visit here are kept. Plausible's daily totals are added to its reports: visitors over several days are then summed from daily uniques, and filtered reports show Footfall's own data only. Umami's events become this site's own.",
   plausibleExport: "Plausible's export",
   plausibleExportHint:
     'In Plausible: Site settings → Imports & Exports → Export. Upload the zip as it downloads, up to 1 GB.',
@@ -176,4 +176,13 @@ export default {
   deleteImport: 'Delete',
   deleteImportOf: 'Delete the import {name}',
   deleteImportConfirm: 'Delete its data',
+  importFrom: 'Import from',
+  umamiWebsite: 'Umami website id',
+  umamiWebsiteHint:
+    'Only when the tables hold several websites and this site has no Umami website id in its settings.',
+  umamiExport: "Umami's tables",
+  umamiExportHint:
+    "A zip of website_event.csv and session.csv, as PostgreSQL writes them (COPY … TO … CSV HEADER). Their events become this site's own: every report counts them.",
+  importedEvents:
+    'Imported {count} events, {days}. Reports count them once Footfall has loaded them, in a moment.',
 };

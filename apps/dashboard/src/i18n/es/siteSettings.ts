@@ -157,7 +157,7 @@ export default {
   // imports
   headingImports: 'Importaciones',
   importsIntro:
-    'Traiga el historial de este sitio desde Plausible. Los días anteriores a su primera visita aquí se suman a sus informes; los visitantes de varios días se suman entonces a partir de los únicos de cada día, y los informes filtrados muestran solo los datos propios de Footfall.',
+    'Traiga el historial de este sitio desde Plausible o Umami; solo se conservan los días anteriores a su primera visita aquí. Los totales diarios de Plausible se suman a sus informes: los visitantes de varios días se suman entonces a partir de los únicos de cada día, y los informes filtrados muestran solo los datos propios de Footfall. Los eventos de Umami pasan a ser del sitio.',
   plausibleExport: 'Exportación de Plausible',
   plausibleExportHint:
     'En Plausible: Site settings → Imports & Exports → Export. Suba el zip tal como se descarga, hasta 1 GB.',
@@ -175,4 +175,13 @@ export default {
   deleteImport: 'Eliminar',
   deleteImportOf: 'Eliminar la importación {name}',
   deleteImportConfirm: 'Eliminar sus datos',
+  importFrom: 'Importar desde',
+  umamiWebsite: 'Id del sitio en Umami',
+  umamiWebsiteHint:
+    'Solo si las tablas contienen varios sitios y este sitio no tiene un id de Umami en sus ajustes.',
+  umamiExport: 'Tablas de Umami',
+  umamiExportHint:
+    'Un zip de website_event.csv y session.csv, tal como los escribe PostgreSQL (COPY … TO … CSV HEADER). Sus eventos pasan a ser del sitio: todos los informes los cuentan.',
+  importedEvents:
+    '{count} eventos importados, {days}. Los informes los cuentan en cuanto Footfall los haya cargado, en un momento.',
 } satisfies Translation<typeof en>;

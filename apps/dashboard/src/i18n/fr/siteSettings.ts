@@ -160,7 +160,7 @@ export default {
   // imports
   headingImports: 'Imports',
   importsIntro:
-    "Récupérez l'historique de ce site depuis Plausible. Les jours précédant sa première visite ici s'ajoutent à ses rapports ; les visiteurs sur plusieurs jours sont alors la somme des visiteurs uniques de chaque jour, et les rapports filtrés ne montrent que les données propres à Footfall.",
+    "Récupérez l'historique de ce site depuis Plausible ou Umami ; seuls les jours précédant sa première visite ici sont conservés. Les totaux quotidiens de Plausible s'ajoutent à ses rapports : les visiteurs sur plusieurs jours sont alors la somme des visiteurs uniques de chaque jour, et les rapports filtrés ne montrent que les données propres à Footfall. Les événements d'Umami deviennent ceux du site.",
   plausibleExport: 'Export de Plausible',
   plausibleExportHint:
     "Dans Plausible : Site settings → Imports & Exports → Export. Envoyez le fichier zip tel qu'il a été téléchargé, jusqu'à 1 Go.",
@@ -178,4 +178,13 @@ export default {
   deleteImport: 'Supprimer',
   deleteImportOf: "Supprimer l'import {name}",
   deleteImportConfirm: 'Supprimer ses données',
+  importFrom: 'Importer depuis',
+  umamiWebsite: 'Identifiant du site dans Umami',
+  umamiWebsiteHint:
+    "Seulement si les tables contiennent plusieurs sites et que ce site n'a pas d'identifiant Umami dans ses réglages.",
+  umamiExport: "Tables d'Umami",
+  umamiExportHint:
+    'Un zip de website_event.csv et session.csv, tels que PostgreSQL les écrit (COPY … TO … CSV HEADER). Leurs événements deviennent ceux du site : chaque rapport les compte.',
+  importedEvents:
+    '{count} événements importés, {days}. Les rapports les comptent dès que Footfall les a chargés, dans un instant.',
 } satisfies Translation<typeof en>;
