@@ -146,7 +146,7 @@ export class Alerts {
         await this.#safely('payment', () => this.#payments(site));
         await this.#safely('busy day', () => this.#busy(site));
         await this.#safely('milestones', () =>
-          milestonesAndAlerts(this.#deps, site, this.#abort.signal, async (words, to) =>
+          milestonesAndAlerts(this.#deps, site, this.#abort.signal, (words, to) =>
             this.#raise(to, () => this.#message('milestone', site, null, words)),
           ),
         );

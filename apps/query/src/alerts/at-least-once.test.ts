@@ -140,4 +140,19 @@ describe('an alert whose queueing failed', () => {
     await alerts.tick();
     expect(kinds()).toHaveLength(2);
   });
+
+  it('is raised on the next pass: a milestone reached, stored with its alert', async () => {
+    await webhook(['milestone']);
+    await visits(clock.now() - DAY, 120);
+    const stored = () => control.ctl.raw.prepare('SELECT kind FROM milestones ORDER BY kind').pluck().all();
+    await tickFailing();
+    expect(kinds()).toEqual([]);
+    // the milestones went with their alerts: the check finds them again
+    expect(stored()).toEqual([]);
+    await alerts.tick();
+    expect(kinds()).toEqual(['milestone:-', 'milestone:-']);
+    expect(stored()).toEqual(['pageviews', 'visitors']);
+    await alerts.tick();
+    expect(kinds()).toHaveLength(2);
+  });
 });

@@ -19,21 +19,30 @@ export async function milestonesAndAlerts(
   deps: QueryDeps,
   site: Site,
   signal: AbortSignal,
-  raise: (words: EventWords, destinations: Awaited<ReturnType<typeof destinationsFor>>) => Promise<void>,
+  raise: (words: EventWords, destinations: Awaited<ReturnType<typeof destinationsFor>>) => void,
 ): Promise<void> {
-  const found = await checkMilestones(deps, site, signal);
-  if (found.length === 0) return;
+  // read first: the alerts are queued in the transaction that stores the milestones, so a kill
+  // between the two can neither lose an alert nor send one for a milestone not stored
   const destinations = await destinationsFor(deps.control, 'milestone', site.id);
-  if (destinations.length === 0) return;
-  for (const m of found) {
-    const words = milestoneWords(m, site.domain, true);
-    await raise(
-      {
-        title: words.title,
-        text: `${words.title}. ${words.detail}.`,
-        data: { kind: m.kind, step: m.step, value: m.value, currency: m.currency, goal: m.goal, day: m.day },
-      },
-      destinations,
-    );
-  }
+  await checkMilestones(deps, site, signal, (found) => {
+    if (destinations.length === 0) return;
+    for (const m of found) {
+      const words = milestoneWords(m, site.domain, true);
+      raise(
+        {
+          title: words.title,
+          text: `${words.title}. ${words.detail}.`,
+          data: {
+            kind: m.kind,
+            step: m.step,
+            value: m.value,
+            currency: m.currency,
+            goal: m.goal,
+            day: m.day,
+          },
+        },
+        destinations,
+      );
+    }
+  });
 }

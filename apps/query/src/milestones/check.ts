@@ -44,6 +44,8 @@ export async function checkMilestones(
   deps: QueryDeps,
   site: Site,
   signal?: AbortSignal,
+  /** runs in the transaction that stores them (their alerts: stored together or not at all) */
+  stored?: (found: readonly Milestone[]) => void,
 ): Promise<Milestone[]> {
   if (!site.modules.milestones) return [];
   const ctl = deps.control;
@@ -126,10 +128,11 @@ export async function checkMilestones(
   const found: Milestone[] = [];
   ctl.raw.transaction(() => {
     for (const m of pending) {
-      const stored = recordMilestone(ctl, m);
-      if (stored) found.push(stored);
+      const milestone = recordMilestone(ctl, m);
+      if (milestone) found.push(milestone);
     }
     setMilestoneCheckedDay(ctl, site.id, day);
+    if (found.length > 0) stored?.(found);
   })();
   return found;
 }
