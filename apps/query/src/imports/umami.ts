@@ -30,6 +30,8 @@ export interface UmamiSummary {
 
 const EVENT_COLUMNS = ['event_id', 'website_id', 'session_id', 'created_at', 'url_path', 'event_type'];
 const SESSION_COLUMNS = ['session_id'];
+/** the session's columns an event takes (SQL identifiers, fixed here) */
+const SESSION_FIELDS = ['browser', 'os', 'device', 'screen', 'language', 'country', 'city'];
 /** PostgreSQL (`2024-03-01 10:00:00.123+00`), MySQL (`2024-03-01 10:00:00`, UTC) or ISO 8601 */
 const TIME = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const SKIP_NATIVE = 'the site has its own data from that day';
@@ -76,10 +78,16 @@ const CLICK_IDS = ['gclid', 'fbclid', 'msclkid', 'ttclid', 'li_fat_id', 'twclid'
 const present = (s: string | null | undefined) =>
   s === null || s === undefined || s.trim() === '' ? null : s.trim();
 const cut = (s: string | null, max: number) => (s === null ? null : s.slice(0, max));
-const localDay = (ms: number, timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    ms,
-  );
+/** The site's local day of a moment: one formatter per import (making one per row cost ~100 µs). */
+const dayFormat = (timeZone: string) => {
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
+  return (ms: number) => format.format(ms);
+};
 
 /** One joined row of the export as a Footfall event. */
 function toEvent(
@@ -189,7 +197,10 @@ async function tables(
 }
 
 /** Checks every row a reader would trip on, naming file and line; returns the website ids found. */
-async function check(files: { events: string; sessions: string }): Promise<Map<string, number>> {
+async function check(files: {
+  events: string;
+  sessions: string;
+}): Promise<{ websites: Map<string, number>; sessionColumns: Set<string> }> {
   const named = (path: string) => ({
     name: path.slice(path.lastIndexOf('/') + 1),
     open: async () => createReadStream(path),
@@ -210,8 +221,11 @@ async function check(files: { events: string; sessions: string }): Promise<Map<s
     const website = record['website_id'] ?? '';
     websites.set(website, (websites.get(website) ?? 0) + 1);
   }
-  for await (const _ of readCsv(named(files.sessions), SESSION_COLUMNS));
-  return websites;
+  const sessionColumns = new Set<string>();
+  for await (const { record } of readCsv(named(files.sessions), SESSION_COLUMNS)) {
+    if (sessionColumns.size === 0) for (const c of Object.keys(record)) sessionColumns.add(c);
+  }
+  return { websites, sessionColumns };
 }
 
 /**
@@ -246,7 +260,7 @@ export async function importUmami(o: {
   let id: string | undefined;
   try {
     const files = await tables(o.path, o.name, scratch);
-    const websites = await check(files);
+    const { websites, sessionColumns } = await check(files);
     const website =
       o.website ?? o.site.umamiWebsiteId ?? (websites.size === 1 ? [...websites.keys()][0] : undefined);
     if (website === undefined || !websites.has(website)) {
@@ -267,10 +281,13 @@ export async function importUmami(o: {
     let events = 0;
     let first: string | null = null;
     let last: string | null = null;
-    const instance = await DuckDBInstance.create(':memory:', {
+    const localDay = dayFormat(o.site.timezone);
+    // a file, not memory: what does not fit FOOTFALL_ENGINE_MEMORY is written out, not refused
+    const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'), {
       threads: '1',
       memory_limit: o.memoryLimit,
       temp_directory: join(scratch, 'spill'),
+      preserve_insertion_order: 'false',
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
     });
@@ -279,13 +296,21 @@ export async function importUmami(o: {
     try {
       await db.run("SET TimeZone = 'UTC'");
       const csv = (path: string) => `read_csv(${sqlText(path)}, header = true, all_varchar = true)`;
-      const result = await db.stream(
-        `SELECT e.*, s.browser, s.os, s.device, s.screen, s.language, s.country, s.city,
+      // one step at a time, each stored: reading, joining and sorting at once outgrew 256 MB at 1M events
+      // a column the export lacks is null (only session_id is required)
+      const take = SESSION_FIELDS.map((c) => (sessionColumns.has(c) ? c : `NULL::VARCHAR AS ${c}`)).join(
+        ', ',
+      );
+      await db.run(`CREATE TABLE s AS SELECT session_id, ${take} FROM ${csv(files.sessions)}`);
+      await db.run(
+        `CREATE TABLE e AS SELECT e.*, s.browser, s.os, s.device, s.screen, s.language, s.country, s.city,
            epoch_ms(CAST(regexp_replace(e.created_at, '([+-]\\d{2})$', '\\1:00') AS TIMESTAMPTZ))::DOUBLE AS at_ms
-         FROM ${csv(files.events)} e LEFT JOIN ${csv(files.sessions)} s ON s.session_id = e.session_id
-         WHERE e.website_id = $website ORDER BY at_ms, e.event_id`,
+         FROM ${csv(files.events)} e LEFT JOIN s ON s.session_id = e.session_id
+         WHERE e.website_id = $website`,
         { website },
       );
+      await db.run('DROP TABLE s');
+      const result = await db.stream('SELECT * FROM e ORDER BY at_ms, event_id');
       const columns = result.deduplicatedColumnNames();
       for (;;) {
         const chunk = await result.fetchChunk();
@@ -294,7 +319,7 @@ export async function importUmami(o: {
         for (const row of chunk.getRowObjects(columns) as Record<string, string | number | null>[]) {
           rowsRead++;
           const at = Number(row['at_ms']);
-          const day = localDay(at, o.site.timezone);
+          const day = localDay(at);
           const keep =
             o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
           const type = row['event_type'];
