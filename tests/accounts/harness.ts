@@ -10,6 +10,7 @@ import { createQueryApp, openAnalytics, type QueryDeps, ReadControl } from '@foo
 import { PasswordChecks, type PasswordChecksOptions } from '../../apps/query/src/auth/password-checks.ts';
 import { CardPool } from '../../apps/query/src/cards/pool.ts';
 import { Imports } from '../../apps/query/src/imports/imports.ts';
+import { googleApi } from '../../apps/query/src/search-console.ts';
 
 export const SETUP_TOKEN = 'setup-token-for-tests-0123456789';
 export const PASSWORD = 'a long enough password';
@@ -83,7 +84,14 @@ export async function accountsApp(
     reads: new ReadControl({ timeoutSeconds: config.queryTimeoutSeconds, logger }),
     cards: new CardPool(),
   };
-  deps.imports = new Imports({ control, engine: analytics.engine, instance, logger, memoryLimit: '128MB' });
+  deps.imports = new Imports({
+    control,
+    engine: analytics.engine,
+    instance,
+    logger,
+    memoryLimit: '128MB',
+    google: googleApi(config.unsafe.googleApi),
+  });
   const app = createQueryApp(deps);
 
   async function call(method: string, path: string, o: CallOptions = {}): Promise<Response> {

@@ -137,7 +137,10 @@ export async function sweepBodies(
 ) {
   const wrong: string[] = [];
   // an upload (an import's zip) is checked by its own scenario
-  const json = (o: Operation) => JSON.stringify(o.op.requestBody ?? {}).includes('application/json');
+  const json = (o: Operation) => {
+    const body = JSON.stringify(o.op.requestBody ?? {});
+    return body.includes('application/json') && !body.includes('application/zip');
+  };
   for (const op of ops.filter((o) => o.op.requestBody && json(o))) {
     const path = fill(op, ids);
     const agent = op.access === 'owner' || op.access === 'self' ? owner : undefined;

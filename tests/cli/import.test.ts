@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDemoData } from '../../bench/demo-data.ts';
 import { type RunningFootfall, runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
+import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
 import {
   type ExportDay,
   plausibleExportFiles,
@@ -20,7 +21,7 @@ const API = 'import-cli-api-token-0123456789';
 const END = Date.UTC(2026, 10, 20, 12);
 const root = tempDir('ff-import-');
 const dataDir = join(root, 'data');
-const env = {
+const env: Record<string, string> = {
   FOOTFALL_DATA_DIR: dataDir,
   FOOTFALL_API_TOKEN: API,
   FOOTFALL_DRAIN_SECONDS: '3',
@@ -51,7 +52,20 @@ const report = async (from: string, to: string) => {
   return (await res.json()) as { kpis: { visits: number }; imported: { from: string; to: string } | null };
 };
 
+let google: FakeGoogle;
+afterAll(() => google?.close());
 beforeAll(async () => {
+  google = await startFakeGoogle('sc-domain:shop.example');
+  google.ga4.property = '42';
+  google.ga4.days = Array.from({ length: 3 }, (_, i) => ({
+    date: `2026-07-0${i + 1}`,
+    users: 10,
+    sessions: 12,
+    views: 30,
+    engaged: 8,
+    seconds: 40,
+  }));
+  env.FOOTFALL_UNSAFE_GOOGLE_API = google.url;
   // native data from 2026-10-22 to 2026-11-20
   site = (await writeDemoData({ dataDir, events: 3000, days: 30, endMs: END, domain: 'shop.example' }))
     .siteId;
@@ -152,4 +166,33 @@ describe('footfall import plausible', () => {
       pageviews: 5,
     });
   }, 120_000);
+
+  it('reads a GA4 property through the running service with a key file', async () => {
+    const keyFile = join(root, 'key.json');
+    writeFileSync(keyFile, google.keyFile);
+    const args = ['ga4', '--site', site, '--property', '42', '--key-file', keyFile, '--from', '2026-07-01'];
+    expect((await importing(args)).code).toBe(2);
+    const done = await importing([...args, '--to', '2026-07-03']);
+    expect(done.code, done.output).toBe(0);
+    expect(done.output).toContain('imported GA4 property 42: 3 days, 2026-07-01 to 2026-07-03');
+    expect(await report('2026-07-01', '2026-07-31')).toMatchObject({
+      imported: { source: 'ga4' },
+      kpis: { visits: 36 },
+    });
+    const refused = await importing([
+      'ga4',
+      '--site',
+      site,
+      '--property',
+      '7',
+      '--key-file',
+      keyFile,
+      '--from',
+      '2026-07-01',
+      '--to',
+      '2026-07-03',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('Google Analytics refused property 7');
+  }, 60_000);
 });

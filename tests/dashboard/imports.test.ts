@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/footfall.ts';
+import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
 import { plausibleExportFiles, plausibleExportZip } from '../support/plausible-export.ts';
 import {
   type ApiSession,
@@ -31,15 +32,29 @@ describe('imports', () => {
   ]);
   const good = join(dir, 'plausible-export.zip');
   const broken = join(dir, 'broken.zip');
+  let google: FakeGoogle;
   beforeAll(async () => {
-    d = await startDashboard();
+    google = await startFakeGoogle('sc-domain:shop.localhost');
+    google.ga4.property = '123456789';
+    google.ga4.days = Array.from({ length: 5 }, (_, i) => ({
+      date: `2025-05-0${i + 1}`,
+      users: 10,
+      sessions: 12,
+      views: 30,
+      engaged: 8,
+      seconds: 40,
+    }));
+    d = await startDashboard({ FOOTFALL_UNSAFE_GOOGLE_API: google.url });
     owner = await createOwner(d);
     site = await addSite(owner, 'shop.localhost');
     writeFileSync(good, plausibleExportZip(files));
     const visitors = Object.keys(files).find((n) => n.startsWith('imported_visitors'))!;
     writeFileSync(broken, plausibleExportZip({ ...files, [visitors]: 'date,visitors\n2025-06-02,1\n' }));
   }, 60_000);
-  afterAll(() => d?.close());
+  afterAll(async () => {
+    await d?.close();
+    await google?.close();
+  });
 
   it('imports a Plausible export from Site settings, shows it in the report, and deletes it', async () => {
     const context = await personContext(d);
@@ -58,6 +73,7 @@ describe('imports', () => {
     await imports.getByLabel("Plausible's export").setInputFiles(good);
     await imports.getByRole('button', { name: 'Import' }).click();
     await imports.getByText('Imported 2 Jun 2025 to 3 Jun 2025.').waitFor();
+    await imports.getByRole('list', { name: 'Imports' }).getByRole('listitem').first().waitFor();
     expect(await imports.getByRole('list', { name: 'Imports' }).getByRole('listitem').count()).toBe(1);
     await screenshot(page, 'site-settings-imports-1280-light');
 
@@ -77,6 +93,29 @@ describe('imports', () => {
     await item.getByRole('button', { name: /Delete/ }).click();
     await item.getByRole('button', { name: 'Delete its data' }).click();
     await page.locator('#imports').getByText('No imports yet.').waitFor();
+    await context.close();
+  }, 120_000);
+
+  it('reads a Google Analytics 4 property with a service account key from Site settings', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}/settings`);
+    const imports = page.locator('#imports');
+    await imports.getByLabel('Import from').selectOption('ga4');
+    await imports.getByLabel('GA4 property id').fill('123456789');
+    await imports.getByLabel("Service account's key").fill(google.keyFile);
+    await imports.getByLabel('From', { exact: true }).fill('2025-05-01');
+    await imports.getByLabel('To', { exact: true }).fill('2025-05-05');
+    await screenshot(page, 'site-settings-imports-ga4-1280-light');
+    await imports.getByRole('button', { name: 'Import' }).click();
+    await imports.getByText('Imported 1 May 2025 to 5 May 2025.').waitFor();
+    await imports.getByText('Google Analytics 4').first().waitFor();
+    const r = await owner.call<{ kpis: { visits: number }; imported: unknown }>(
+      'GET',
+      `/api/v1/sites/${site}/report?from=2025-05-01&to=2025-05-31`,
+    );
+    expect(r).toMatchObject({ kpis: { visits: 60 }, imported: { source: 'ga4' } });
     await context.close();
   }, 120_000);
 });

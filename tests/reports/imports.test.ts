@@ -89,7 +89,7 @@ describe('a Plausible export', () => {
       status: 422,
       message: expect.stringMatching(/no file of a Plausible export/),
     });
-    expect((await upload(new Uint8Array([1]), 'source=ga4')).status).toBe(400);
+    expect((await upload(new Uint8Array([1]), 'source=sheets')).status).toBe(400);
     expect(dumpControl(h.control)).toBe(before);
   });
 

@@ -39,6 +39,7 @@ import { Imports } from './imports/imports.ts';
 import { PaymentsSync } from './payments-sync.ts';
 import { ReadControl } from './read-control.ts';
 import { Retention } from './retention.ts';
+import { googleApi } from './search-console.ts';
 
 /** A running query service. */
 export interface QueryService {
@@ -182,6 +183,7 @@ export async function startQueryService(
     instance,
     logger,
     memoryLimit: config.engineMemory,
+    google: googleApi(config.unsafe.googleApi),
   });
   imports.cleanUp();
   const deps: QueryDeps = {

@@ -30,15 +30,23 @@ const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url'
 export interface GoogleApi {
   tokenUrl: string;
   apiUrl: string;
+  /** the Google Analytics Data API (imports/ga4.ts) */
+  analyticsUrl: string;
 }
+
+const ANALYTICS_URL = 'https://analyticsdata.googleapis.com/v1beta';
 
 export const googleApi = (unsafeBase: string | undefined): GoogleApi =>
   unsafeBase
-    ? { tokenUrl: `${unsafeBase}/token`, apiUrl: `${unsafeBase}/webmasters/v3` }
-    : { tokenUrl: TOKEN_URL, apiUrl: API_URL };
+    ? {
+        tokenUrl: `${unsafeBase}/token`,
+        apiUrl: `${unsafeBase}/webmasters/v3`,
+        analyticsUrl: `${unsafeBase}/analyticsdata/v1beta`,
+      }
+    : { tokenUrl: TOKEN_URL, apiUrl: API_URL, analyticsUrl: ANALYTICS_URL };
 
 /** Why Google refused, in its own words when it gave some. */
-async function googleError(res: Response): Promise<string> {
+export async function googleError(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string; error_description?: string };
@@ -50,7 +58,7 @@ async function googleError(res: Response): Promise<string> {
   }
 }
 
-async function call(url: string, init: RequestInit): Promise<Response> {
+export async function call(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(15_000), redirect: 'error' });
   } catch (error) {
@@ -61,13 +69,18 @@ async function call(url: string, init: RequestInit): Promise<Response> {
 }
 
 /** An access token for the service account: a JWT signed with its key, exchanged at Google's token endpoint. */
-async function accessToken(api: GoogleApi, key: ServiceAccountKey, now: number): Promise<string> {
+export async function accessToken(
+  api: GoogleApi,
+  key: ServiceAccountKey,
+  now: number,
+  scope = SCOPE,
+): Promise<string> {
   const iat = Math.floor(now / 1000);
   const header = b64url(
     JSON.stringify({ alg: 'RS256', typ: 'JWT', ...(key.private_key_id ? { kid: key.private_key_id } : {}) }),
   );
   const claims = b64url(
-    JSON.stringify({ iss: key.client_email, scope: SCOPE, aud: api.tokenUrl, iat, exp: iat + 3600 }),
+    JSON.stringify({ iss: key.client_email, scope, aud: api.tokenUrl, iat, exp: iat + 3600 }),
   );
   let signature: string;
   try {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +14,7 @@ interface Io {
 
 export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folder> --site <site id> [--through YYYY-MM-DD]
        footfall import umami <folder | zip> --site <site id> [--website <Umami website id>] [--through YYYY-MM-DD]
+       footfall import ga4 --site <site id> --property <GA4 property id> --key-file <key.json> --from YYYY-MM-DD --to YYYY-MM-DD
 
   plausible  Plausible's CSV export (Site settings → Imports & Exports → Export, as downloaded:
              a zip, or the folder it was unpacked into), imported as daily aggregates apart from
@@ -21,6 +22,10 @@ export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folde
   umami      Umami's website_event.csv and session.csv (COPY ... TO ... CSV HEADER), imported as
              events at their own times, visits built by Footfall's rules; --website picks one of
              the export's websites (default: the site's recorded Umami website id, or the only one).
+  ga4        a Google Analytics 4 property's daily totals and breakdowns through its Data API, read
+             with a service account's JSON key (a Viewer of the property; the key is used for this
+             import only, never stored), a month at a time: stopped by the API's daily quota, it
+             keeps its finished months, and the same command run again goes on from there.
 
   Days on or after the site's first day of its own data are skipped unless --through says how far
   to keep them (docs/imports.md). Runs through the running service (as \`footfall backup now\`
@@ -100,7 +105,9 @@ function printSummary(s: Summary, io: Io): void {
 
 /** `footfall import plausible ...`. Returns the exit code (0 imported, 1 refused or failed, 2 usage). */
 export async function runImport(args: string[], config: Config, io: Io): Promise<number> {
-  const [source, file, ...rest] = args;
+  const [source, ...more] = args;
+  // a GA4 import reads a property, not a file
+  const [file, ...rest] = source === 'ga4' ? ['', ...more] : more;
   const option = (name: string) => {
     const at = rest.indexOf(name);
     return at < 0 ? undefined : rest[at + 1];
@@ -108,15 +115,45 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
   const site = option('--site');
   const through = option('--through');
   const website = option('--website');
-  const flags = ['--site', '--through', ...(source === 'umami' ? ['--website'] : [])];
+  const ga4Flags = ['--property', '--key-file', '--from', '--to'];
+  const flags = [
+    '--site',
+    '--through',
+    ...(source === 'umami' ? ['--website'] : []),
+    ...(source === 'ga4' ? ga4Flags : []),
+  ];
   const known = rest.every((a, i) => flags.includes(a) || flags.includes(rest[i - 1] ?? ''));
   if (source === undefined || source === 'help' || source === '--help') {
     io.out(IMPORT_HELP);
     return 0;
   }
-  if (source !== 'plausible' && source !== 'umami') {
-    io.err(`footfall import: "${source}" cannot be imported; plausible and umami can\n\n${IMPORT_HELP}`);
+  if (source !== 'plausible' && source !== 'umami' && source !== 'ga4') {
+    io.err(`footfall import: "${source}" cannot be imported; plausible, umami and ga4 can\n\n${IMPORT_HELP}`);
     return 2;
+  }
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  let ga4: { property: string; key: string; from: string; to: string } | undefined;
+  if (source === 'ga4') {
+    const [property, keyFile, from, to] = ga4Flags.map(option);
+    if (
+      !property ||
+      !keyFile ||
+      !from ||
+      !to ||
+      !day.test(from) ||
+      !day.test(to) ||
+      site === undefined ||
+      !known
+    ) {
+      io.err(IMPORT_HELP);
+      return 2;
+    }
+    try {
+      ga4 = { property, key: readFileSync(resolve(keyFile), 'utf8'), from, to };
+    } catch {
+      io.err(`footfall import: ${keyFile}: cannot be read`);
+      return 1;
+    }
   }
   if (
     file === undefined ||
@@ -127,18 +164,26 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
     io.err(IMPORT_HELP);
     return 2;
   }
-  const path = resolve(file);
-  if (!existsSync(path)) {
+  const path = ga4 ? undefined : resolve(file);
+  if (path !== undefined && !existsSync(path)) {
     io.err(`footfall import: ${file}: no such file or folder`);
     return 1;
   }
-  const name = basename(path);
+  const name = path === undefined ? `GA4 property ${ga4?.property}` : basename(path);
   const progress = (p: { file: string; rows_read: number }) =>
     io.progress(`reading ${p.file}: ${p.rows_read} rows`);
   let outcome: Summary | { code: string; message: string } | undefined;
   const status = await askService(
     join(dataPaths(config.dataDir).run, 'admin.sock'),
-    { source, site, path, name, ...(through && { through }), ...(website && { website }) },
+    {
+      source,
+      site,
+      path,
+      name,
+      ...(through && { through }),
+      ...(website && { website }),
+      ...(ga4 && { ga4 }),
+    },
     (line) => {
       if ('progress' in line) progress(line.progress);
       else outcome = 'done' in line ? line.done : line.error;
@@ -156,8 +201,9 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
         control: ctl,
         source,
         website,
+        ga4,
         siteId: site,
-        path,
+        path: path ?? '',
         name,
         through,
         progress: (p) => progress({ file: p.file, rows_read: p.rowsRead }),

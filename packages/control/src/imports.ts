@@ -208,6 +208,14 @@ export function removeImport(ctl: ControlDb, importId: string): boolean {
   return true;
 }
 
+/** Removes an import's days and rows from `day` on (a month that did not finish). */
+export function removeImportedFrom(ctl: ControlDb, importId: string, day: string): void {
+  ctl.raw.transaction(() => {
+    ctl.raw.prepare('DELETE FROM imported_rows WHERE import_id = ? AND day >= ?').run(importId, day);
+    ctl.raw.prepare('DELETE FROM imported_days WHERE import_id = ? AND day >= ?').run(importId, day);
+  })();
+}
+
 /** Removes what imports a stop interrupted left; returns how many there were. */
 export function removeUnfinishedImports(ctl: ControlDb): number {
   const ids = ctl.raw.prepare(`SELECT id FROM imports WHERE state = 'importing'`).pluck().all() as string[];

@@ -98,6 +98,7 @@ export {
   isDayImported,
   listImports,
   removeImport,
+  removeImportedFrom,
   removeUnfinishedImports,
 } from './imports.ts';
 export {

@@ -96,7 +96,7 @@ export function InputField(props: {
   error?: string | undefined;
   value: string;
   onValue: (value: string) => void;
-  type?: 'text' | 'email' | 'password' | 'url' | 'search' | 'color';
+  type?: 'text' | 'email' | 'password' | 'url' | 'search' | 'color' | 'date';
   autocomplete?: string;
   required?: boolean;
   minLength?: number;

@@ -106,6 +106,7 @@ const NAMES = new Set([
   'GitHub',
   'Plausible',
   'Umami',
+  'Google Analytics 4',
 ]);
 
 /** reads as words: two words of letters, or one capitalised word of 3+ letters followed by punctuation or nothing */

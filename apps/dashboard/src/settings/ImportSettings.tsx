@@ -7,7 +7,7 @@ import { formatDate, formatDateTime, formatNumber } from '../i18n/format.ts';
 import { t } from '../i18n/siteSettings.ts';
 
 const day = (d: string) => formatDate(`${d}T00:00:00Z`, 'UTC');
-const TOOLS = { plausible: 'Plausible', umami: 'Umami' } as const;
+const TOOLS = { plausible: 'Plausible', umami: 'Umami', ga4: 'Google Analytics 4' } as const;
 type Source = keyof typeof TOOLS;
 
 /** What an import kept: its days, or that it kept none. */
@@ -21,9 +21,10 @@ function skipped(s: Record<string, number>): string[] {
 }
 
 /**
- * A site's imports (owners): upload Plausible's CSV export as it downloads it (a zip), or a zip of
- * Umami's two tables; the list of imports with the days each holds and what it skipped, and Delete
- * (Plausible's: Umami's events are the site's own once loaded). docs/imports.md.
+ * A site's imports (owners): upload Plausible's CSV export as it downloads it (a zip) or a zip of
+ * Umami's two tables, or read a GA4 property with a service account's key (used once, never
+ * stored); the list of imports with the days each holds and what it skipped, and Delete (not
+ * Umami's: its events are the site's own once loaded). docs/imports.md.
  */
 export function ImportSettings({ site }: { site: string }) {
   const list = useLoad(
@@ -33,30 +34,47 @@ export function ImportSettings({ site }: { site: string }) {
   const [file, setFile] = useState<File | null>(null);
   const [source, setSource] = useState<Source>('plausible');
   const [website, setWebsite] = useState('');
+  const [ga4, setGa4] = useState({ property: '', key: '', from: '', to: '' });
   const [done, setDone] = useState<Schema<'ImportSummary'> | null>(null);
   const upload = useSubmit(async () => {
-    if (!file) return;
     setDone(null);
-    const summary = await unwrap(
-      api.POST('/api/v1/sites/{site}/imports', {
-        params: {
-          path: { site },
-          query: {
-            source,
-            name: file.name.slice(0, 200),
-            ...(source === 'umami' && website.trim() !== '' ? { website: website.trim() } : {}),
-          },
-        },
-        // the zip as it is: no JSON
-        body: file as unknown as string,
-        bodySerializer: (body: unknown) => body as BodyInit,
-        headers: { 'content-type': 'application/zip' },
-      }),
-    );
+    const summary =
+      source === 'ga4'
+        ? await unwrap(
+            api.POST('/api/v1/sites/{site}/imports', {
+              params: { path: { site }, query: { source } },
+              body: {
+                property: ga4.property.trim(),
+                service_account_key: ga4.key,
+                from: ga4.from,
+                to: ga4.to,
+              },
+            }),
+          )
+        : file &&
+          (await unwrap(
+            api.POST('/api/v1/sites/{site}/imports', {
+              params: {
+                path: { site },
+                query: {
+                  source,
+                  name: file.name.slice(0, 200),
+                  ...(source === 'umami' && website.trim() !== '' ? { website: website.trim() } : {}),
+                },
+              },
+              // the zip as it is: no JSON
+              body: file as unknown as Schema<'Ga4ImportRequest'>,
+              bodySerializer: (body: unknown) => body as BodyInit,
+              headers: { 'content-type': 'application/zip' },
+            }),
+          ));
+    if (!summary) return;
     setDone(summary);
     setFile(null);
     list.reload();
   });
+  const ready =
+    source === 'ga4' ? Boolean(ga4.property.trim() && ga4.key.trim() && ga4.from && ga4.to) : file !== null;
   // the import being deleted: read by the submission, which runs before a re-render
   const removing = useRef<string | null>(null);
   const remove = useSubmit(async () => {
@@ -69,25 +87,92 @@ export function ImportSettings({ site }: { site: string }) {
   return (
     <div class="stack">
       <p class="muted">{t('importsIntro')}</p>
-      <form class="form-narrow" onSubmit={upload.submit} aria-label={t('importPlausible')}>
-        <Field
-          label={t('plausibleExport')}
-          hint={t('plausibleExportHint')}
-          error={upload.fieldError('source')}
-        >
-          {(id, describedBy) => (
-            <input
-              id={id}
-              type="file"
-              accept=".zip,application/zip"
-              aria-describedby={describedBy}
-              onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
-            />
+      <form class="form-narrow" onSubmit={upload.submit} aria-label={t('newImport')}>
+        <Field label={t('importFrom')}>
+          {(id) => (
+            <select id={id} value={source} onChange={(e) => setSource(e.currentTarget.value as Source)}>
+              {Object.entries(TOOLS).map(([value, name]) => (
+                <option key={value} value={value}>
+                  {name}
+                </option>
+              ))}
+            </select>
           )}
         </Field>
-        <ErrorNote error={upload.error} />
+        {source === 'umami' && (
+          <InputField
+            label={t('umamiWebsite')}
+            hint={t('umamiWebsiteHint')}
+            value={website}
+            onValue={setWebsite}
+            maxLength={100}
+            error={upload.fieldError('website')}
+          />
+        )}
+        {source === 'ga4' ? (
+          <>
+            <InputField
+              label={t('ga4Property')}
+              hint={t('ga4PropertyHint')}
+              value={ga4.property}
+              onValue={(property) => setGa4({ ...ga4, property })}
+              maxLength={40}
+              error={upload.fieldError('property')}
+            />
+            <Field
+              label={t('ga4Key')}
+              hint={t('ga4KeyHint')}
+              error={upload.fieldError('service_account_key')}
+            >
+              {(id, describedBy) => (
+                <textarea
+                  id={id}
+                  aria-describedby={describedBy}
+                  rows={5}
+                  value={ga4.key}
+                  spellcheck={false}
+                  autocomplete="off"
+                  onInput={(e) => setGa4({ ...ga4, key: e.currentTarget.value })}
+                />
+              )}
+            </Field>
+            <div class="field-row">
+              <InputField
+                label={t('ga4From')}
+                type="date"
+                value={ga4.from}
+                onValue={(from) => setGa4({ ...ga4, from })}
+                error={upload.fieldError('from')}
+              />
+              <InputField
+                label={t('ga4To')}
+                type="date"
+                value={ga4.to}
+                onValue={(to) => setGa4({ ...ga4, to })}
+                error={upload.fieldError('to')}
+              />
+            </div>
+          </>
+        ) : (
+          <Field
+            label={source === 'plausible' ? t('plausibleExport') : t('umamiExport')}
+            hint={source === 'plausible' ? t('plausibleExportHint') : t('umamiExportHint')}
+            error={upload.fieldError('source')}
+          >
+            {(id, describedBy) => (
+              <input
+                id={id}
+                type="file"
+                accept=".zip,application/zip"
+                aria-describedby={describedBy}
+                onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+              />
+            )}
+          </Field>
+        )}
+        <ErrorNote error={upload.formError('website', 'property', 'service_account_key', 'from', 'to')} />
         <div class="row">
-          <button class="button primary" type="submit" disabled={upload.busy || !file}>
+          <button class="button primary" type="submit" disabled={upload.busy || !ready}>
             {upload.busy ? t('importing') : t('importPlausible')}
           </button>
           {upload.busy && <Spinner />}

@@ -6,10 +6,19 @@ import { summaryJson } from '../routes/imports.ts';
 import type { Imports } from './imports.ts';
 
 const Request = v.strictObject({
-  source: v.picklist(['plausible', 'umami']),
+  source: v.picklist(['plausible', 'umami', 'ga4']),
+  ga4: v.optional(
+    v.strictObject({
+      property: v.pipe(v.string(), v.maxLength(40)),
+      key: v.pipe(v.string(), v.maxLength(20_000)),
+      from: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')),
+      to: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')),
+    }),
+  ),
   website: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
   site: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  path: v.pipe(v.string(), v.check(isAbsolute, 'must be an absolute path')),
+  /** the export (a GA4 import has none) */
+  path: v.optional(v.pipe(v.string(), v.check(isAbsolute, 'must be an absolute path'))),
   name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   through: v.optional(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'))),
 });
@@ -40,9 +49,10 @@ export function importAdminRoute(imports: Imports) {
         .run({
           source: parsed.source,
           website: parsed.website,
+          ga4: parsed.ga4,
           siteId: parsed.site,
-          path: parsed.path,
-          name: parsed.name ?? parsed.path,
+          path: parsed.path ?? '',
+          name: parsed.name ?? parsed.path ?? parsed.source,
           personId: null,
           through: parsed.through,
           signal: abort.signal,

@@ -7,6 +7,7 @@ import { type ControlDb, getSite, removeUnfinishedImports } from '@footfall/cont
 import { AppError, type Logger } from '@footfall/http';
 import { ensurePrivateDir, type Instance } from '@footfall/instance';
 import type { Engine } from '../engine/engine.ts';
+import type { GoogleApi } from '../search-console.ts';
 import { ImportFileError } from './files.ts';
 import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
@@ -17,7 +18,9 @@ export const localDay = (ms: number, timeZone: string) =>
   );
 
 export interface ImportRequest {
-  source: 'plausible' | 'umami';
+  source: 'plausible' | 'umami' | 'ga4';
+  /** GA4: the property, the service account's key file (never stored) and the days */
+  ga4?: { property: string; key: string; from: string; to: string } | undefined;
   siteId: string;
   /** Umami's website id (umami only) */
   website?: string | undefined;
@@ -48,6 +51,8 @@ export class Imports {
       logger: Logger;
       /** the scratch database of an Umami import: FOOTFALL_ENGINE_MEMORY */
       memoryLimit: string;
+      /** Google's endpoints (GA4) */
+      google: GoogleApi;
     },
   ) {
     this.#dir = o.instance.paths.imports;
@@ -76,6 +81,8 @@ export class Imports {
           firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
           paths: this.o.instance.paths,
           memoryLimit: this.o.memoryLimit,
+          google: this.o.google,
+          now: Date.now(),
         });
         this.o.logger.info(
           {

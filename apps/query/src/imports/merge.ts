@@ -170,12 +170,11 @@ function addRows(
 function daysOf(control: ControlDb, site: string, period: Period) {
   const days = importedDays(control, site, period.from, period.to);
   if (days.length === 0) return { days, part: null };
-  const sources = [...new Set(importedRanges(control, site).map((r) => r.source))];
-  const part: ImportedPart = {
-    source: sources.join(', '),
-    from: (days[0] as ImportedDay).day,
-    to: (days.at(-1) as ImportedDay).day,
-  };
+  const from = (days[0] as ImportedDay).day;
+  const to = (days.at(-1) as ImportedDay).day;
+  // the tools whose imports hold days of this period
+  const ranges = importedRanges(control, site).filter((r) => r.from <= to && r.to >= from);
+  const part: ImportedPart = { source: [...new Set(ranges.map((r) => r.source))].sort().join(', '), from, to };
   return { days, part };
 }
 

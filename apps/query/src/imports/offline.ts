@@ -6,6 +6,7 @@ import type { Instance } from '@footfall/instance';
 import { createClickHouseEngine } from '../engine/clickhouse/engine.ts';
 import { createDuckDbEngine } from '../engine/duckdb-engine.ts';
 import type { Engine } from '../engine/engine.ts';
+import { googleApi } from '../search-console.ts';
 import { localDay } from './imports.ts';
 import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
@@ -18,8 +19,9 @@ export async function importOffline(o: {
   config: Config;
   instance: Instance;
   control: ControlDb;
-  source: 'plausible' | 'umami';
+  source: 'plausible' | 'umami' | 'ga4';
   website?: string | undefined;
+  ga4?: { property: string; key: string; from: string; to: string } | undefined;
   siteId: string;
   path: string;
   name: string;
@@ -65,6 +67,8 @@ export async function importOffline(o: {
       firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
       paths: o.instance.paths,
       memoryLimit: o.config.engineMemory,
+      google: googleApi(o.config.unsafe.googleApi),
+      now: Date.now(),
     },
   );
 }

@@ -3,6 +3,7 @@ import {
   addImported,
   beginImport,
   type ControlDb,
+  checkServiceAccountKey,
   finishImport,
   type Import,
   type ImportedDay,
@@ -10,7 +11,10 @@ import {
   removeImport,
   type Site,
 } from '@footfall/control';
+import { AppError } from '@footfall/http';
+import type { GoogleApi } from '../search-console.ts';
 import { exportFiles, ImportFileError } from './files.ts';
+import { importGa4 } from './ga4.ts';
 import { plausibleTable, readPlausibleFile } from './plausible.ts';
 import { importUmami } from './umami.ts';
 
@@ -138,7 +142,7 @@ export async function importPlausible(o: ImportOptions): Promise<ImportSummary> 
 }
 
 /** The days the site's finished imports already hold: an import never counts a day twice. */
-function heldDays(control: ControlDb, siteId: string): Set<string> {
+export function heldDays(control: ControlDb, siteId: string): Set<string> {
   const days = control.raw
     .prepare(
       `SELECT DISTINCT d.day FROM imported_days d JOIN imports i ON i.id = d.import_id
@@ -155,7 +159,9 @@ function heldDays(control: ControlDb, siteId: string): Set<string> {
  */
 export async function runImport(
   r: {
-    source: 'plausible' | 'umami';
+    source: 'plausible' | 'umami' | 'ga4';
+    /** GA4: the property, the service account's key file (never stored) and the days */
+    ga4?: { property: string; key: string; from: string; to: string } | undefined;
     path: string;
     name: string;
     personId: string | null;
@@ -170,8 +176,30 @@ export async function runImport(
     firstNativeDay: string | null;
     paths: { imports: string; wal: string };
     memoryLimit: string;
+    google: GoogleApi;
+    now: number;
   },
 ): Promise<ImportSummary> {
+  if (r.source === 'ga4') {
+    if (!r.ga4)
+      throw new AppError('invalid_body', 'a GA4 import needs property, service_account_key, from and to');
+    return importGa4({
+      control: o.control,
+      siteId: o.site.id,
+      api: o.google,
+      key: checkServiceAccountKey(r.ga4.key),
+      property: r.ga4.property,
+      from: r.ga4.from,
+      to: r.ga4.to,
+      personId: r.personId,
+      firstNativeDay: o.firstNativeDay,
+      through: r.through,
+      held: heldDays(o.control, o.site.id),
+      now: o.now,
+      progress: r.progress,
+      signal: r.signal,
+    });
+  }
   if (r.source === 'plausible') {
     return importPlausible({
       control: o.control,

@@ -157,7 +157,7 @@ export default {
   // imports
   headingImports: 'Importe',
   importsIntro:
-    'Übernehmen Sie den Verlauf dieser Website aus Plausible oder Umami; nur die Tage vor ihrem ersten Besuch hier werden übernommen. Die Tagessummen aus Plausible fließen in die Berichte ein: Besucher über mehrere Tage werden dann aus den täglichen Besuchern summiert, und gefilterte Berichte zeigen nur die eigenen Daten von Footfall. Die Ereignisse aus Umami werden zu eigenen Daten dieser Website.',
+    'Übernehmen Sie den Verlauf dieser Website aus Plausible, Umami oder Google Analytics 4; nur die Tage vor ihrem ersten Besuch hier werden übernommen. Die Tagessummen aus Plausible und GA4 fließen in die Berichte ein: Besucher über mehrere Tage werden dann aus den täglichen Besuchern summiert, und gefilterte Berichte zeigen nur die eigenen Daten von Footfall. Die Ereignisse aus Umami werden zu eigenen Daten dieser Website.',
   plausibleExport: 'Export aus Plausible',
   plausibleExportHint:
     'In Plausible: Site settings → Imports & Exports → Export. Laden Sie die ZIP-Datei so hoch, wie sie heruntergeladen wurde, bis 1 GB.',
@@ -184,4 +184,12 @@ export default {
     'Eine ZIP-Datei mit website_event.csv und session.csv, wie PostgreSQL sie schreibt (COPY … TO … CSV HEADER). Ihre Ereignisse werden zu eigenen Daten dieser Website: Jeder Bericht zählt sie.',
   importedEvents:
     '{count} Ereignisse importiert, {days}. Die Berichte zählen sie, sobald Footfall sie geladen hat, in Kürze.',
+  ga4Property: 'GA4-Property-ID',
+  ga4PropertyHint: 'Eine Zahl wie 123456789: Verwaltung → Property-Einstellungen in Google Analytics.',
+  ga4Key: 'Schlüssel des Dienstkontos',
+  ga4KeyHint:
+    'Die JSON-Schlüsseldatei eines Google-Cloud-Dienstkontos mit Lesezugriff auf die Property. Sie wird nur für diesen Import verwendet und nie gespeichert.',
+  ga4From: 'Von',
+  ga4To: 'Bis',
+  newImport: 'Neuer Import',
 } satisfies Translation<typeof en>;

@@ -158,7 +158,7 @@ export default {
   // imports
   headingImports: 'Imports',
   importsIntro:
-    "Bring this site's history from Plausible or Umami; only the days before its first visit here are kept. Plausible's daily totals are added to its reports: visitors over several days are then summed from daily uniques, and filtered reports show Footfall's own data only. Umami's events become this site's own.",
+    "Bring this site's history from Plausible, Umami or Google Analytics 4; only the days before its first visit here are kept. Plausible's and GA4's daily totals are added to its reports: visitors over several days are then summed from daily uniques, and filtered reports show Footfall's own data only. Umami's events become this site's own.",
   plausibleExport: "Plausible's export",
   plausibleExportHint:
     'In Plausible: Site settings → Imports & Exports → Export. Upload the zip as it downloads, up to 1 GB.',
@@ -185,4 +185,12 @@ export default {
     "A zip of website_event.csv and session.csv, as PostgreSQL writes them (COPY … TO … CSV HEADER). Their events become this site's own: every report counts them.",
   importedEvents:
     'Imported {count} events, {days}. Reports count them once Footfall has loaded them, in a moment.',
+  ga4Property: 'GA4 property id',
+  ga4PropertyHint: 'A number such as 123456789: Admin → Property settings in Google Analytics.',
+  ga4Key: "Service account's key",
+  ga4KeyHint:
+    'The JSON key file of a Google Cloud service account that is a Viewer of the property. It is used for this import only and never stored.',
+  ga4From: 'From',
+  ga4To: 'To',
+  newImport: 'New import',
 };

@@ -157,7 +157,7 @@ export default {
   // imports
   headingImports: 'Importaciones',
   importsIntro:
-    'Traiga el historial de este sitio desde Plausible o Umami; solo se conservan los días anteriores a su primera visita aquí. Los totales diarios de Plausible se suman a sus informes: los visitantes de varios días se suman entonces a partir de los únicos de cada día, y los informes filtrados muestran solo los datos propios de Footfall. Los eventos de Umami pasan a ser del sitio.',
+    'Traiga el historial de este sitio desde Plausible, Umami o Google Analytics 4; solo se conservan los días anteriores a su primera visita aquí. Los totales diarios de Plausible y GA4 se suman a sus informes: los visitantes de varios días se suman entonces a partir de los únicos de cada día, y los informes filtrados muestran solo los datos propios de Footfall. Los eventos de Umami pasan a ser del sitio.',
   plausibleExport: 'Exportación de Plausible',
   plausibleExportHint:
     'En Plausible: Site settings → Imports & Exports → Export. Suba el zip tal como se descarga, hasta 1 GB.',
@@ -184,4 +184,13 @@ export default {
     'Un zip de website_event.csv y session.csv, tal como los escribe PostgreSQL (COPY … TO … CSV HEADER). Sus eventos pasan a ser del sitio: todos los informes los cuentan.',
   importedEvents:
     '{count} eventos importados, {days}. Los informes los cuentan en cuanto Footfall los haya cargado, en un momento.',
+  ga4Property: 'Id de la propiedad de GA4',
+  ga4PropertyHint:
+    'Un número como 123456789: Administrar → Configuración de la propiedad en Google Analytics.',
+  ga4Key: 'Clave de la cuenta de servicio',
+  ga4KeyHint:
+    'El archivo de clave JSON de una cuenta de servicio de Google Cloud con el rol Lector en la propiedad. Solo se usa para esta importación y nunca se guarda.',
+  ga4From: 'Desde',
+  ga4To: 'Hasta',
+  newImport: 'Nueva importación',
 } satisfies Translation<typeof en>;

@@ -160,7 +160,7 @@ export default {
   // imports
   headingImports: 'Imports',
   importsIntro:
-    "Récupérez l'historique de ce site depuis Plausible ou Umami ; seuls les jours précédant sa première visite ici sont conservés. Les totaux quotidiens de Plausible s'ajoutent à ses rapports : les visiteurs sur plusieurs jours sont alors la somme des visiteurs uniques de chaque jour, et les rapports filtrés ne montrent que les données propres à Footfall. Les événements d'Umami deviennent ceux du site.",
+    "Récupérez l'historique de ce site depuis Plausible, Umami ou Google Analytics 4 ; seuls les jours précédant sa première visite ici sont conservés. Les totaux quotidiens de Plausible et de GA4 s'ajoutent à ses rapports : les visiteurs sur plusieurs jours sont alors la somme des visiteurs uniques de chaque jour, et les rapports filtrés ne montrent que les données propres à Footfall. Les événements d'Umami deviennent ceux du site.",
   plausibleExport: 'Export de Plausible',
   plausibleExportHint:
     "Dans Plausible : Site settings → Imports & Exports → Export. Envoyez le fichier zip tel qu'il a été téléchargé, jusqu'à 1 Go.",
@@ -187,4 +187,13 @@ export default {
     'Un zip de website_event.csv et session.csv, tels que PostgreSQL les écrit (COPY … TO … CSV HEADER). Leurs événements deviennent ceux du site : chaque rapport les compte.',
   importedEvents:
     '{count} événements importés, {days}. Les rapports les comptent dès que Footfall les a chargés, dans un instant.',
+  ga4Property: 'Identifiant de la propriété GA4',
+  ga4PropertyHint:
+    'Un nombre comme 123456789 : Administration → Paramètres de la propriété dans Google Analytics.',
+  ga4Key: 'Clé du compte de service',
+  ga4KeyHint:
+    "Le fichier de clé JSON d'un compte de service Google Cloud qui a le rôle Lecteur sur la propriété. Il ne sert qu'à cet import et n'est jamais enregistré.",
+  ga4From: 'Du',
+  ga4To: 'Au',
+  newImport: 'Nouvel import',
 } satisfies Translation<typeof en>;
