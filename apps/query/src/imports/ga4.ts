@@ -98,7 +98,7 @@ const REPORTS: Report[] = [
       const source = text(v['sessionSource']);
       const medium = v['sessionMedium'] ?? '';
       const tagged = !UNTAGGED.has(medium);
-      const host = source !== null && source.includes('.') ? source.toLowerCase() : null;
+      const host = source?.includes('.') ? source.toLowerCase() : null;
       const { channel } = classifyChannel({
         referrerHost: tagged ? null : host,
         utmSource: source,

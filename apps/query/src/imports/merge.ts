@@ -174,7 +174,11 @@ function daysOf(control: ControlDb, site: string, period: Period) {
   const to = (days.at(-1) as ImportedDay).day;
   // the tools whose imports hold days of this period
   const ranges = importedRanges(control, site).filter((r) => r.from <= to && r.to >= from);
-  const part: ImportedPart = { source: [...new Set(ranges.map((r) => r.source))].sort().join(', '), from, to };
+  const part: ImportedPart = {
+    source: [...new Set(ranges.map((r) => r.source))].sort().join(', '),
+    from,
+    to,
+  };
   return { days, part };
 }
 
