@@ -127,6 +127,8 @@ export function expectedReport(all: readonly Visit[], q: ModelQuery) {
     // apps/query/src/revenue.test.ts); their goals (stack.ts) count among the filtered visits, the
     // ids are the server's (expectReport takes them from the answer)
     revenue: null,
+    // no import holds the scripted days (docs/imports.md)
+    imported: null,
     goals: goalsOf(visits).map((g, i) => {
       const { kind, match, prop } = ACCURACY_GOALS[i]!;
       return {
