@@ -8,7 +8,6 @@ import {
   destinationsFor,
   dueDeliveries,
   enqueueAlert,
-  faviconsFetched,
   getAlertDestination,
   type InstallOutcome,
   installChecks,
@@ -19,7 +18,6 @@ import {
   SealError,
   type Site,
   setAlertState,
-  storeFavicon,
 } from '@footfall/control';
 import type { GuardOptions } from '@footfall/http';
 import type { QueryDeps } from '../deps.ts';
@@ -27,23 +25,16 @@ import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
 import { milestonesAndAlerts } from '../milestones/alert.ts';
 import { googleApi, syncSearchConsole } from '../search-console.ts';
-import { healthConditions, healthWords } from './health-conditions.ts';
+import { diskWords, healthConditions, healthWords } from './health-conditions.ts';
 import {
   checkInstall,
-  fetchFavicon,
   INSTALL_CHECK_AT_ONCE,
   INSTALL_CHECK_SITES_PER_DAY,
-  trackerWords,
+  refreshFavicons,
+  trackingStoppedWords,
 } from './install-check.ts';
 import { type AlertMessage, alertId } from './message.ts';
-import {
-  busyDay,
-  formatMoney,
-  hasPaymentsSince,
-  lastPaymentSeq,
-  type NewPayments,
-  paymentsSince,
-} from './rules.ts';
+import { busyDay, hasPaymentsSince, lastPaymentSeq, paymentsSince, paymentWords } from './rules.ts';
 import { AlertSender } from './send.ts';
 
 const DAY_MS = 86_400_000;
@@ -55,7 +46,6 @@ const BUSY_EVERY_MS = 15 * 60_000;
 /** The disk alert clears once the runway is this many times the threshold again (no flapping). */
 const DISK_CLEAR_FACTOR = 1.5;
 /** How often a site's favicon is fetched again. */
-const FAVICON_EVERY_MS = 7 * DAY_MS;
 /** The first look after start: a start is never slowed by alerts. */
 const FIRST_LOOK_MS = 20_000;
 
@@ -155,7 +145,16 @@ export class Alerts {
     // what is due goes out before the slow reads of other sites' homepages
     await this.#safely('deliveries', () => this.drain());
     await this.#safely('install check', () => this.#installChecks());
-    await this.#safely('favicons', () => this.#favicons());
+    await this.#safely('favicons', () =>
+      refreshFavicons({
+        control: this.#deps.control,
+        guard: this.#guard,
+        siteOrigin: this.#deps.config.unsafe.siteOrigin,
+        now: this.#deps.now(),
+        signal: this.#abort.signal,
+        stopped: () => this.#stopped,
+      }),
+    );
     await this.#safely('search console', () =>
       syncSearchConsole({ ...this.#deps, api: googleApi(this.#deps.config.unsafe.googleApi) }),
     );
@@ -341,21 +340,9 @@ export class Alerts {
     const was = alertState(deps.control, '*', 'disk_filling') === '1';
     const limit = was ? threshold * DISK_CLEAR_FACTOR : threshold;
     const active = d.runway_days !== null && d.runway_days < limit;
-    await this.#condition('disk_filling', 'disk_filling', active, null, () => ({
-      title: active
-        ? `Footfall: the disk is full in about ${Math.max(0, Math.round(d.runway_days ?? 0))} days`
-        : 'Footfall: the disk has room again',
-      text: active
-        ? `At the rate of the last seven days, the data volume is full in about ${d.runway_days} days (${gib(d.free_bytes)} free, Footfall's data ${gib(d.data_bytes)}). Make room or move to a larger volume: when the disk is full, new events are refused.`
-        : `At the rate of the last seven days the data volume lasts ${d.runway_days === null ? 'for a long time' : `about ${d.runway_days} days`} (${gib(d.free_bytes)} free).`,
-      data: {
-        runway_days: d.runway_days,
-        free_bytes: d.free_bytes,
-        data_bytes: d.data_bytes,
-        threshold_days: threshold,
-      },
-      path: '/health',
-    }));
+    await this.#condition('disk_filling', 'disk_filling', active, null, () =>
+      diskWords(d, active, threshold),
+    );
   }
 
   async #payments(site: Site): Promise<void> {
@@ -377,31 +364,9 @@ export class Alerts {
       const found = paymentsSince(ctl, site, cursor, this.#deps.exchangeRates?.table);
       if (found.count === 0) return undefined;
       setAlertState(ctl, site.id, 'payment_seq', String(found.cursor));
-      return destinations.length === 0 ? undefined : this.#paymentMessage(site, found);
-    });
-  }
-
-  #paymentMessage(site: Site, found: NewPayments): AlertMessage {
-    const amount = formatMoney(found.amountMinor, site.currency);
-    const others = found.unconverted.map((u) => formatMoney(u.amount_minor, u.currency));
-    const total = [found.amountMinor > 0 || others.length === 0 ? amount : null, ...others]
-      .filter(Boolean)
-      .join(' + ');
-    return this.#message('payment', site, null, {
-      title:
-        found.count === 1
-          ? `${site.domain}: someone paid ${total}`
-          : `${site.domain}: ${found.count} payments, ${total}`,
-      text: `${found.count === 1 ? 'A payment' : `${found.count} payments`} of ${total} came in for ${site.domain} since the last alert.`,
-      data: {
-        payments: found.count,
-        amount_minor: found.amountMinor,
-        currency: site.currency,
-        amount: amount,
-        unconverted: found.unconverted,
-        first_at: found.firstAt === null ? null : new Date(found.firstAt).toISOString(),
-        last_at: found.lastAt === null ? null : new Date(found.lastAt).toISOString(),
-      },
+      return destinations.length === 0
+        ? undefined
+        : this.#message('payment', site, null, paymentWords(site, found));
     });
   }
 
@@ -503,27 +468,6 @@ export class Alerts {
     }
   }
 
-  /** Favicons for the site list: each site's fetched once a week, four sites a pass at most. */
-  async #favicons(): Promise<void> {
-    const deps = this.#deps;
-    const now = deps.now();
-    const fetched = faviconsFetched(deps.control);
-    const due = listSites(deps.control)
-      .filter((s) => now - (fetched.get(s.id)?.fetchedAt ?? 0) >= FAVICON_EVERY_MS)
-      .slice(0, INSTALL_CHECK_AT_ONCE);
-    await Promise.all(
-      due.map(async (site) => {
-        const image = await fetchFavicon(
-          site,
-          this.#guard,
-          deps.config.unsafe.siteOrigin,
-          this.#abort.signal,
-        );
-        if (!this.#stopped) storeFavicon(deps.control, site.id, image);
-      }),
-    );
-  }
-
   async #trackingStopped(
     site: Site,
     active: boolean,
@@ -535,19 +479,12 @@ export class Alerts {
       'tracking_stopped',
       active,
       site,
-      () => ({
-        title: active ? `${site.domain} stopped sending visits` : `${site.domain} is sending visits again`,
-        text: active
-          ? `No visit of ${site.domain} has arrived for two days. ${trackerWords(site, outcome)} Nothing recorded is deleted.`
-          : `Visits of ${site.domain} arrive again.`,
-        data: { tracker: outcome.tracker, detail: outcome.detail },
-      }),
+      () => trackingStoppedWords(site, active, outcome),
       alongside,
     );
   }
 }
 
-const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }

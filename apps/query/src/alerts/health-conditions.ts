@@ -67,3 +67,28 @@ export function healthWords(name: HealthCondition, c: ConditionState) {
     path: '/health',
   };
 }
+
+const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+
+/** The words of "the disk is filling" (or "has room again"), from Health's disk numbers. */
+export function diskWords(
+  d: { runway_days: number | null; free_bytes: number; data_bytes: number },
+  active: boolean,
+  threshold: number,
+) {
+  return {
+    title: active
+      ? `Footfall: the disk is full in about ${Math.max(0, Math.round(d.runway_days ?? 0))} days`
+      : 'Footfall: the disk has room again',
+    text: active
+      ? `At the rate of the last seven days, the data volume is full in about ${d.runway_days} days (${gib(d.free_bytes)} free, Footfall's data ${gib(d.data_bytes)}). Make room or move to a larger volume: when the disk is full, new events are refused.`
+      : `At the rate of the last seven days the data volume lasts ${d.runway_days === null ? 'for a long time' : `about ${d.runway_days} days`} (${gib(d.free_bytes)} free).`,
+    data: {
+      runway_days: d.runway_days,
+      free_bytes: d.free_bytes,
+      data_bytes: d.data_bytes,
+      threshold_days: threshold,
+    },
+    path: '/health',
+  };
+}

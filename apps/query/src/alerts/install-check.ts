@@ -1,4 +1,11 @@
-import type { InstallOutcome, Site } from '@footfall/control';
+import {
+  type ControlDb,
+  faviconsFetched,
+  type InstallOutcome,
+  listSites,
+  type Site,
+  storeFavicon,
+} from '@footfall/control';
 import { BlockedDestination, type GuardOptions, guardedFetch } from '@footfall/http';
 import { footfallVersion } from '@footfall/instance';
 import { outboundFailure } from './send.ts';
@@ -216,4 +223,39 @@ export function trackerWords(site: Site, o: InstallOutcome): string {
     return `The tracker is still on its homepage: a blocker, a broken page or no visitors at all may be why.`;
   if (o.tracker === 'missing') return `The tracker (/js/${site.id}.js) is not on its homepage any more.`;
   return `Its homepage could not be read (${o.detail ?? 'no answer'}).`;
+}
+
+/** The words of "tracking stopped" (or "sending visits again"). */
+export function trackingStoppedWords(site: Site, active: boolean, outcome: InstallOutcome) {
+  return {
+    title: active ? `${site.domain} stopped sending visits` : `${site.domain} is sending visits again`,
+    text: active
+      ? `No visit of ${site.domain} has arrived for two days. ${trackerWords(site, outcome)} Nothing recorded is deleted.`
+      : `Visits of ${site.domain} arrive again.`,
+    data: { tracker: outcome.tracker, detail: outcome.detail },
+  };
+}
+
+const FAVICON_EVERY_MS = 7 * 86_400_000;
+
+/** Favicons for the site list: each site's fetched once a week, four sites a pass at most. */
+export async function refreshFavicons(o: {
+  control: ControlDb;
+  guard: GuardOptions;
+  siteOrigin: string | undefined;
+  now: number;
+  signal: AbortSignal;
+  /** true once the service stops: what a fetch brings then is not stored */
+  stopped: () => boolean;
+}): Promise<void> {
+  const fetched = faviconsFetched(o.control);
+  const due = listSites(o.control)
+    .filter((s) => o.now - (fetched.get(s.id)?.fetchedAt ?? 0) >= FAVICON_EVERY_MS)
+    .slice(0, INSTALL_CHECK_AT_ONCE);
+  await Promise.all(
+    due.map(async (site) => {
+      const image = await fetchFavicon(site, o.guard, o.siteOrigin, o.signal);
+      if (!o.stopped()) storeFavicon(o.control, site.id, image);
+    }),
+  );
 }

@@ -151,3 +151,31 @@ export function formatMoney(amountMinor: number, currency: string): string {
     maximumFractionDigits: digits,
   }).format(amountMinor / 10 ** digits);
 }
+
+/** The words of a "someone paid" alert: the count and the total, in the site's currency where it can be. */
+export function paymentWords(
+  site: { domain: string; currency: string },
+  found: NewPayments,
+): { title: string; text: string; data: Record<string, unknown> } {
+  const amount = formatMoney(found.amountMinor, site.currency);
+  const others = found.unconverted.map((u) => formatMoney(u.amount_minor, u.currency));
+  const total = [found.amountMinor > 0 || others.length === 0 ? amount : null, ...others]
+    .filter(Boolean)
+    .join(' + ');
+  return {
+    title:
+      found.count === 1
+        ? `${site.domain}: someone paid ${total}`
+        : `${site.domain}: ${found.count} payments, ${total}`,
+    text: `${found.count === 1 ? 'A payment' : `${found.count} payments`} of ${total} came in for ${site.domain} since the last alert.`,
+    data: {
+      payments: found.count,
+      amount_minor: found.amountMinor,
+      currency: site.currency,
+      amount: amount,
+      unconverted: found.unconverted,
+      first_at: found.firstAt === null ? null : new Date(found.firstAt).toISOString(),
+      last_at: found.lastAt === null ? null : new Date(found.lastAt).toISOString(),
+    },
+  };
+}
