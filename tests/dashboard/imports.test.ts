@@ -88,6 +88,22 @@ describe('imports', () => {
     expect(visits.kpis.visits).toBe(120);
     await screenshot(page, 'report-imported-1280-light');
 
+    // the same screens on a phone, dark: nothing wider than the screen
+    const phone = await personContext(d, { width: 360, dark: true });
+    const small = await phone.newPage();
+    await signIn(small);
+    await small.goto(`/sites/${site}`);
+    await small.getByRole('link', { name: 'Open the report of those days' }).waitFor();
+    await screenshot(small, 'install-imported-360-dark');
+    await small.getByRole('link', { name: 'Open the report of those days' }).click();
+    await small.getByText(/^Includes days imported from Plausible/).waitFor();
+    await screenshot(small, 'report-imported-360-dark');
+    await small.goto(`/sites/${site}/settings`);
+    await small.locator('#imports').getByRole('listitem').first().waitFor();
+    await screenshot(small, 'site-settings-imports-360-dark');
+    expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await phone.close();
+
     await page.goto(`/sites/${site}/settings`);
     const item = page.locator('#imports').getByRole('listitem');
     await item.getByRole('button', { name: /Delete/ }).click();

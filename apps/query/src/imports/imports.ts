@@ -7,15 +7,10 @@ import { type ControlDb, getSite, removeUnfinishedImports } from '@footfall/cont
 import { AppError, type Logger } from '@footfall/http';
 import { ensurePrivateDir, type Instance } from '@footfall/instance';
 import type { Engine } from '../engine/engine.ts';
+import { todayIn } from '../engine/report-params.ts';
 import type { GoogleApi } from '../search-console.ts';
 import { ImportFileError } from './files.ts';
 import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
-
-/** A site's local date of a moment. */
-export const localDay = (ms: number, timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    ms,
-  );
 
 export interface ImportRequest {
   source: 'plausible' | 'umami' | 'ga4';
@@ -78,7 +73,7 @@ export class Imports {
         const summary = await runImport(r, {
           control: this.o.control,
           site,
-          firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
+          firstNativeDay: firstVisit === null ? null : todayIn(site.timezone, firstVisit),
           paths: this.o.instance.paths,
           memoryLimit: this.o.memoryLimit,
           google: this.o.google,

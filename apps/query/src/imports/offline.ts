@@ -6,8 +6,8 @@ import type { Instance } from '@footfall/instance';
 import { createClickHouseEngine } from '../engine/clickhouse/engine.ts';
 import { createDuckDbEngine } from '../engine/duckdb-engine.ts';
 import type { Engine } from '../engine/engine.ts';
+import { todayIn } from '../engine/report-params.ts';
 import { googleApi } from '../search-console.ts';
-import { localDay } from './imports.ts';
 import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
 /**
@@ -64,7 +64,7 @@ export async function importOffline(o: {
     {
       control: o.control,
       site,
-      firstNativeDay: firstVisit === null ? null : localDay(firstVisit, site.timezone),
+      firstNativeDay: firstVisit === null ? null : todayIn(site.timezone, firstVisit),
       paths: o.instance.paths,
       memoryLimit: o.config.engineMemory,
       google: googleApi(o.config.unsafe.googleApi),
