@@ -10,6 +10,8 @@ import {
   hitBreakdown,
   inPeriod,
   matches,
+  type PageEngagement,
+  pageEngagement,
   type Visit,
 } from './model.ts';
 
@@ -24,13 +26,21 @@ export const cell = (value: string | null): string =>
 const percent = (bounces: number, visits: number): string =>
   visits === 0 ? '0' : String(Math.round((bounces * 1000) / visits) / 10);
 
-const line = (dimension: string, value: string | null, g: Group, rate = true): string[] => [
+const line = (
+  dimension: string,
+  value: string | null,
+  g: Group,
+  rate = true,
+  engagement: PageEngagement = { scrollDepth: null, timeOnPage: null },
+): string[] => [
   dimension,
   cell(value),
   String(g.visitors),
   String(g.visits),
   String(g.pageviews),
   rate ? percent(g.bounces, g.visits) : '',
+  engagement.scrollDepth === null ? '' : String(engagement.scrollDepth),
+  engagement.timeOnPage === null ? '' : String(engagement.timeOnPage),
 ];
 
 /**
@@ -41,7 +51,18 @@ const line = (dimension: string, value: string | null, g: Group, rate = true): s
 export function expectedCsv(all: readonly Visit[], q: ModelQuery): string[][] {
   const selected = all.filter((v) => matches(v, q.filters ?? []));
   const visits = inPeriod(selected, q.timeZone, q.from, q.to);
-  const rows = [['dimension', 'value', 'visitors', 'sessions', 'pageviews', 'bounce_rate']];
+  const rows = [
+    [
+      'dimension',
+      'value',
+      'visitors',
+      'sessions',
+      'pageviews',
+      'bounce_rate',
+      'scroll_depth',
+      'time_on_page',
+    ],
+  ];
   rows.push(line('total', `${q.from}..${q.to}`, group(null, visits)));
   if (q.compare) {
     const c = previousPeriod(q.from, q.to);
@@ -56,13 +77,15 @@ export function expectedCsv(all: readonly Visit[], q: ModelQuery): string[][] {
     if (!q.deep && DEEP.includes(dim)) continue;
     for (const g of breakdown(visits, dim, CSV_ROWS)) rows.push(line(dim, g.value, g));
   }
-  for (const g of hitBreakdown(visits, 'pv', CSV_ROWS)) rows.push(line('page', g.value, g, false));
+  for (const g of hitBreakdown(visits, 'pv', CSV_ROWS)) {
+    rows.push(line('page', g.value, g, false, pageEngagement(visits, g.value ?? '')));
+  }
   for (const g of hitBreakdown(visits, 'ev', CSV_ROWS)) {
     rows.push(line('event', g.value, { ...g, pageviews: g.events }, false));
   }
   // goals last, their conversions in the pageviews column
   for (const g of goalsOf(visits)) {
-    rows.push(['goal', g.name, String(g.visitors), String(g.visits), String(g.conversions), '']);
+    rows.push(['goal', g.name, String(g.visitors), String(g.visits), String(g.conversions), '', '', '']);
   }
   return rows;
 }

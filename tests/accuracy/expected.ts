@@ -11,6 +11,7 @@ import {
   inPeriod,
   type ModelFilter,
   matches,
+  pageEngagement,
   type Slot,
   type Visit,
 } from './model.ts';
@@ -71,12 +72,17 @@ function breakdowns(visits: readonly Visit[], q: ModelQuery) {
   for (const dim of DIMENSIONS) {
     if (q.deep || !DEEP.includes(dim)) out[dim] = breakdown(visits, dim, q.limit).map(row);
   }
-  out.pages = hitBreakdown(visits, 'pv', q.limit).map((g) => ({
-    value: g.value,
-    visitors: g.visitors,
-    visits: g.visits,
-    pageviews: g.pageviews,
-  }));
+  out.pages = hitBreakdown(visits, 'pv', q.limit).map((g) => {
+    const engagement = pageEngagement(visits, g.value ?? '');
+    return {
+      value: g.value,
+      visitors: g.visitors,
+      visits: g.visits,
+      pageviews: g.pageviews,
+      scroll_depth: engagement.scrollDepth,
+      time_on_page: engagement.timeOnPage,
+    };
+  });
   out.events = hitBreakdown(visits, 'ev', q.limit).map((g) => ({
     value: g.value,
     visitors: g.visitors,

@@ -17,6 +17,8 @@ interface Numbers {
   pageviews?: number;
   events?: number;
   bounce_rate?: number;
+  scroll_depth?: number | null;
+  time_on_page?: number | null;
 }
 interface JsonReport {
   period: { from: string; to: string };
@@ -39,6 +41,8 @@ function rowsOfReport(r: JsonReport, withGoals = true): string[][] {
     String(n.visits),
     String(n.pageviews ?? n.events),
     n.bounce_rate === undefined ? '' : String(Math.round(n.bounce_rate * 1000) / 10),
+    n.scroll_depth === undefined || n.scroll_depth === null ? '' : String(n.scroll_depth),
+    n.time_on_page === undefined || n.time_on_page === null ? '' : String(n.time_on_page),
   ];
   const rows = [line('total', `${r.period.from}..${r.period.to}`, r.kpis)];
   if (r.compare && r.compare_kpis)
@@ -99,6 +103,8 @@ describe.each(SCRIPTED)('export.csv of the %s site', (name) => {
       'sessions',
       'pageviews',
       'bounce_rate',
+      'scroll_depth',
+      'time_on_page',
       'day',
     ]);
     const report = await run.stack.json<JsonReport>(`/sites/${site.id}/report?${query}`);
@@ -120,7 +126,7 @@ describe.each(SCRIPTED)('export.csv of the %s site', (name) => {
         .map((r) => [...r, '']),
     ];
     expect(rows.slice(1)).toEqual(expected);
-    expect(rows.filter((r) => r[6] === d).length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r[8] === d).length).toBeGreaterThan(0);
   });
 
   it('puts an apostrophe before a value a spreadsheet would run as a formula, and quotes commas', async () => {
@@ -155,7 +161,7 @@ describe('export.csv of a site with more than 1000 pages', () => {
       expect(rows.filter((r) => r[0] === dim).map((r) => r[1])).toEqual(first1000);
     }
     expect(rows.filter((r) => r[0] === 'channel')).toEqual([
-      ['channel', 'Direct', String(BULK_PAGES), String(BULK_PAGES), String(BULK_PAGES), '100'],
+      ['channel', 'Direct', String(BULK_PAGES), String(BULK_PAGES), String(BULK_PAGES), '100', '', ''],
     ]);
     const report = await run.stack.json<JsonReport>(
       `/sites/${run.stack.sites.bulk.id}/report?from=${addDays(today, -1)}&to=${today}&limit=1000`,

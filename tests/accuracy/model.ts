@@ -55,6 +55,8 @@ export interface Visit {
   durHi: number;
   pageviews: SentEvent[];
   customEvents: SentEvent[];
+  /** the `en` events that joined the visit */
+  engagements: SentEvent[];
   attrs: Record<Dimension, string | null>;
 }
 
@@ -111,6 +113,7 @@ function visitOf(identity: string, events: SentEvent[]): Visit {
     durHi: endHi - start.lo,
     pageviews,
     customEvents: activity.filter((e) => e.kind === 'ev'),
+    engagements: events.filter((e) => e.kind === 'en'),
     attrs: {
       channel: first.source.channel,
       referrer: first.source.referrer,
@@ -207,6 +210,34 @@ export function hitBreakdown(visits: readonly Visit[], kind: 'pv' | 'ev', limit:
     .map(([value, e]) => group(value, e.visits, e.hits))
     .sort(byVisitorsThenValue)
     .slice(0, limit);
+}
+
+/** A page's engagement in a report: means over the visits that reported engagement with it. */
+export interface PageEngagement {
+  scrollDepth: number | null;
+  timeOnPage: number | null;
+}
+
+/**
+ * The mean of each visit's deepest scroll of `path` (percent, rounded) and of its engaged time
+ * there (seconds, rounded), over the visits among `visits` with `en` events of that page.
+ */
+export function pageEngagement(visits: readonly Visit[], path: string): PageEngagement {
+  const depths: number[] = [];
+  const times: number[] = [];
+  for (const v of visits) {
+    const on = v.engagements.filter((e) => e.path === path);
+    if (on.length === 0) continue;
+    const scrolls = on.flatMap((e) => (e.scroll === null ? [] : [e.scroll]));
+    if (scrolls.length > 0) depths.push(Math.max(...scrolls));
+    const ms = on.flatMap((e) => (e.engagedMs === null ? [] : [e.engagedMs]));
+    if (ms.length > 0) times.push(ms.reduce((a, b) => a + b, 0));
+  }
+  const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
+  return {
+    scrollDepth: depths.length === 0 ? null : Math.round(mean(depths)),
+    timeOnPage: times.length === 0 ? null : Math.round(mean(times) / 1000),
+  };
 }
 
 /** Visits that start within local days `from`..`to`. */

@@ -237,6 +237,28 @@ export function accuracyReports(engine: AccuracyEngine): void {
       }
     });
 
+    it('gives each page the mean deepest scroll and engaged time of the visits that reported them', async () => {
+      for (const name of SCRIPTED) {
+        const d = run.day[name];
+        const expected = await expectReport(name, { from: addDays(d, -1), to: d, bucket: 'day', limit: 100 });
+        // the model's pages carry engagement (two reports of one visit add up; one 50 minutes late counts nowhere)
+        const pages = expected.breakdowns.pages as { value: string; time_on_page: number | null }[];
+        expect(pages.filter((p) => p.time_on_page !== null).length, name).toBeGreaterThan(0);
+        const about = pages.find((p) => p.value === '/about');
+        if (about) expect(about).toMatchObject({ scroll_depth: null, time_on_page: null });
+        if (!run.dayBeforeInReach[name]) continue;
+        // 'night' reports engagement with /blog/post-2 after midnight: it counts on its visit's day
+        const site = run.stack.sites[name];
+        const r = await run.stack.json<{
+          daily: { day: string; breakdowns: { pages: { value: string; scroll_depth: number | null }[] } }[];
+        }>(`/sites/${site.id}/report?from=${addDays(d, -1)}&to=${d}&daily=1&f=os:macOS&f=language:en-GB`);
+        expect(r.daily.map((x) => x.breakdowns.pages.find((p) => p.value === '/blog/post-2'))).toEqual([
+          { value: '/blog/post-2', visitors: 1, visits: 1, pageviews: 1, scroll_depth: 55, time_on_page: 30 },
+          undefined,
+        ]);
+      }
+    });
+
     it('does not count a visit of one pageview and a custom event as a bounce', async () => {
       // 'rosa' is the only visitor speaking fr-FR: /signup, then a Signup event
       for (const name of SCRIPTED) {

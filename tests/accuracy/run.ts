@@ -76,6 +76,7 @@ function bulkEvents(site: SiteSpec, now: number): PlannedEvent[] {
       path,
       name: null,
       engagedMs: null,
+      scroll: null,
       props: null,
       vitals: null,
       cookieId: `bulk-visitor-${i}`,

@@ -25,6 +25,8 @@ export interface PlannedEvent {
   path: string;
   name: string | null;
   engagedMs: number | null;
+  /** deepest scroll of an `en` event, percent */
+  scroll: number | null;
   props: Record<string, string | number | boolean> | null;
   vitals: Record<string, number> | null;
   /** the cookie id sent as `v` (ignored by cookieless sites) */
@@ -107,6 +109,7 @@ function eventsOf(session: Session, site: SiteSpec, start: number): PlannedEvent
       path: step.path,
       name: step.name ?? null,
       engagedMs: step.engagedMs ?? null,
+      scroll: step.scroll ?? null,
       props: step.props ?? null,
       vitals: step.vitals ?? null,
       cookieId: cookieIdOf(session.persona),

@@ -16,6 +16,8 @@ export interface Step {
   /** custom event properties */
   props?: Record<string, string | number | boolean>;
   engagedMs?: number;
+  /** deepest scroll of an `en` event, percent */
+  scroll?: number;
   /** Web Vitals of a `vt` event */
   vitals?: { lcp?: number; fcp?: number; inp?: number; ttfb?: number; cls?: number };
 }
@@ -68,7 +70,9 @@ export const SESSIONS: Session[] = [
       { min: 2, kind: 'pv', path: '/pricing' },
       { min: 3, kind: 'ev', path: '/pricing', name: 'Signup' },
       { min: 4, kind: 'pv', path: '/pricing', raw: '/pricing/' },
-      { min: 6, kind: 'en', path: '/pricing', engagedMs: 45_000 },
+      // two engagement reports of one page in one visit: their time adds up, the deeper scroll counts
+      { min: 5, kind: 'en', path: '/pricing', engagedMs: 12_000, scroll: 70 },
+      { min: 6, kind: 'en', path: '/pricing', engagedMs: 45_000, scroll: 95 },
     ],
   },
   {
@@ -88,6 +92,8 @@ export const SESSIONS: Session[] = [
       { min: 1, kind: 'vt', path: '/blog', vitals: { lcp: 4200, inp: 350, cls: 0.3 } },
       { min: 3, kind: 'pv', path: '/blog/post-1' },
       { min: 8, kind: 'pv', path: '/blog/post-2' },
+      // after midnight, engagement of the visit that began the day before
+      { min: 9, kind: 'en', path: '/blog/post-2', engagedMs: 30_000, scroll: 55 },
       { min: 11, kind: 'pv', path: '/pricing' },
     ],
   },
@@ -98,7 +104,7 @@ export const SESSIONS: Session[] = [
     place: { midnight: 1 },
     steps: [
       { min: 0, kind: 'pv', path: '/blog/post-1' },
-      { min: 1, kind: 'en', path: '/blog/post-1', engagedMs: 20_000 },
+      { min: 1, kind: 'en', path: '/blog/post-1', engagedMs: 20_000, scroll: 100 },
     ],
   },
   {
@@ -224,7 +230,7 @@ export const SESSIONS: Session[] = [
     steps: [
       { min: 0, kind: 'pv', path: '/about', raw: '/about/', www: true },
       // an engagement report 50 minutes later belongs to no visit
-      { min: 50, kind: 'en', path: '/about', engagedMs: 5_000 },
+      { min: 50, kind: 'en', path: '/about', engagedMs: 5_000, scroll: 100 },
     ],
   },
   {
@@ -260,7 +266,7 @@ export const SESSIONS: Session[] = [
     steps: [
       { min: 0, kind: 'pv', path: '/pricing' },
       { min: 0.5, kind: 'vt', path: '/pricing', vitals: { lcp: 1800, inp: 120, cls: 0.05 } },
-      { min: 4, kind: 'en', path: '/pricing', engagedMs: 180_000 },
+      { min: 4, kind: 'en', path: '/pricing', engagedMs: 180_000, scroll: 35 },
     ],
   },
   {

@@ -150,6 +150,7 @@ async function sendOne(url: string, e: PlannedEvent, id?: string): Promise<SentE
   };
   if (e.name !== null) body.n = e.name;
   if (e.engagedMs !== null) body.e = e.engagedMs;
+  if (e.scroll !== null) body.d = e.scroll;
   if (e.props !== null) body.p = e.props;
   if (e.vitals !== null) body.m = e.vitals;
   const sentAt = Date.now();
@@ -231,6 +232,7 @@ function sentinelEvent(site: SiteSpec, n: number): PlannedEvent {
     path: '/',
     name: null,
     engagedMs: null,
+    scroll: null,
     props: null,
     vitals: null,
     cookieId: `sentinel-${String(n).padStart(4, '0')}`,

@@ -14,6 +14,9 @@ export const CSV_COLUMNS = [
 
 export const REVENUE_COLUMNS = ['revenue', 'currency', 'customers'] as const;
 
+/** Columns after those: a page's scroll depth (percent) and time on page (seconds), else empty. */
+export const ENGAGEMENT_COLUMNS = ['scroll_depth', 'time_on_page'] as const;
+
 /** Most rows of one breakdown in the export. */
 export const CSV_BREAKDOWN_ROWS = 1000;
 
@@ -37,6 +40,8 @@ type CsvMetrics = {
   bounce_rate?: number;
   revenue?: number;
   customers?: number;
+  scroll_depth?: number | null;
+  time_on_page?: number | null;
 };
 
 /** An amount in minor units as a decimal in major units (`4900` EUR is `49.00`). */
@@ -71,6 +76,7 @@ function line(
       m.customers ?? null,
     );
   }
+  cells.push(m.scroll_depth ?? null, m.time_on_page ?? null);
   // with daily=1 the table has a last column, `day`: set on the rows of one day's breakdowns
   if (day !== undefined) cells.push(day);
   return cells.map(csvField).join(',');
@@ -84,7 +90,8 @@ function line(
  * every day's breakdowns follow the period's, and a last column `day` names their day.
  * `bounce_rate` is a percentage with one decimal. With revenue (a site with a payment connection),
  * `revenue` is in the site's currency in major units (`49.00`), `currency` names it, and rows
- * that have no revenue (pages, events) leave the three empty.
+ * that have no revenue (pages, events) leave the three empty. `scroll_depth` and `time_on_page`
+ * follow, set on page rows with engagement (page-engagement.ts) and empty on every other row.
  */
 export function reportCsv(
   report: Report & { revenue?: RevenueSummary | null; goals?: GoalAnswer[] | null },
@@ -92,7 +99,9 @@ export function reportCsv(
   const revenue = report.revenue ?? null;
   const daily = report.daily ?? null;
   const rows: string[] = [
-    [...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : []), ...(daily ? ['day'] : [])].join(','),
+    [...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : []), ...ENGAGEMENT_COLUMNS, ...(daily ? ['day'] : [])].join(
+      ',',
+    ),
   ];
   let day: string | null | undefined = daily ? null : undefined;
   const line_ = (dimension: string, value: string | null, m: CsvMetrics) =>

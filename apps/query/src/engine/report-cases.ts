@@ -45,6 +45,15 @@ export function randomEvents(): WalEvent[] {
             ev(new Date(at + 1000).toISOString(), { visitor, path, kind: 'ev', name: `E${rand(2)}` }),
           );
         }
+        // engagement on some pages, sometimes in two reports (no draw: the other events stay)
+        const n = events.length;
+        for (let r = n % 3 === 0 ? 1 + (n % 2) : 0; r > 0; r--) {
+          const scroll = (n * 37 + r * 11) % 101;
+          const engagedMs = ((n * 7_919) % 90_000) + r;
+          events.push(
+            ev(new Date(at + 2000 * r).toISOString(), { visitor, path, kind: 'en', scroll, engagedMs }),
+          );
+        }
         at += (1 + rand(20)) * 60_000;
       }
       at += [40 * 60_000, 5 * 3_600_000, 2 * DAY, 9 * DAY, 40 * DAY, 55 * DAY][rand(6)]!;

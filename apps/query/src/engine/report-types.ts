@@ -35,12 +35,18 @@ export interface BreakdownRow {
   visit_duration: number;
 }
 
-/** One page: pageviews, visits that viewed it and their distinct visitors. */
+/**
+ * One page: pageviews, visits that viewed it and their distinct visitors; the mean deepest
+ * scroll (percent) and engaged seconds of the visits that reported engagement with it, null
+ * when none did (page-engagement.ts).
+ */
 export interface PageRow {
   value: string;
   visitors: number;
   visits: number;
   pageviews: number;
+  scroll_depth: number | null;
+  time_on_page: number | null;
 }
 
 /** One custom event name: how often it happened, in how many visits, by how many visitors. */

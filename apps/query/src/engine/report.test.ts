@@ -11,6 +11,8 @@ import { ev, onStream } from './test-fixtures.ts';
  *   bob:   Mar 2 visit C (Email, campaign spring, /pricing, bounce, DE)
  *   carol: Mar 4 visit D (Google, /b -> /c, duration 10 min, DE mobile)
  *   dave:  Feb 25 visit E (Direct, /a) - only in the compared period
+ * Engagement (`en`, inside the visits' times): alice in A on /a twice (30 s to 40 %, 10 s to 80 %)
+ * and on /b (20 s, 100 %); carol in D on /b (60 s, 50 %).
  */
 const DATA: WalEvent[] = [
   ev('2026-03-02T09:00:00Z', {
@@ -23,6 +25,10 @@ const DATA: WalEvent[] = [
   ev('2026-03-02T09:05:00Z', { visitor: 'alice', path: '/b' }),
   ev('2026-03-02T09:06:00Z', { visitor: 'alice', kind: 'ev', name: 'Signup', path: '/b' }),
   ev('2026-03-02T09:10:00Z', { visitor: 'alice', path: '/a' }),
+  ev('2026-03-02T09:04:00Z', { visitor: 'alice', path: '/a', kind: 'en', engagedMs: 30_000, scroll: 40 }),
+  ev('2026-03-02T09:06:30Z', { visitor: 'alice', path: '/b', kind: 'en', engagedMs: 20_000, scroll: 100 }),
+  ev('2026-03-02T09:09:00Z', { visitor: 'alice', path: '/a', kind: 'en', engagedMs: 10_000, scroll: 80 }),
+  ev('2026-03-04T07:05:00Z', { visitor: 'carol', path: '/b', kind: 'en', engagedMs: 60_000, scroll: 50 }),
   ev('2026-03-03T15:00:00Z', { visitor: 'alice', path: '/a', country: 'US' }),
   ev('2026-03-02T20:00:00Z', {
     visitor: 'bob',
@@ -116,12 +122,39 @@ describe('report', () => {
   it('counts pages by pageviews, visits and distinct visitors, and custom events by name', async () => {
     const r = await report({});
     expect(r.breakdowns.pages).toEqual([
-      { value: '/b', visitors: 2, visits: 2, pageviews: 2 },
-      { value: '/a', visitors: 1, visits: 2, pageviews: 3 },
-      { value: '/c', visitors: 1, visits: 1, pageviews: 1 },
-      { value: '/pricing', visitors: 1, visits: 1, pageviews: 1 },
+      { value: '/b', visitors: 2, visits: 2, pageviews: 2, scroll_depth: 75, time_on_page: 40 },
+      { value: '/a', visitors: 1, visits: 2, pageviews: 3, scroll_depth: 80, time_on_page: 40 },
+      { value: '/c', visitors: 1, visits: 1, pageviews: 1, scroll_depth: null, time_on_page: null },
+      { value: '/pricing', visitors: 1, visits: 1, pageviews: 1, scroll_depth: null, time_on_page: null },
     ]);
     expect(r.breakdowns.events).toEqual([{ value: 'Signup', visitors: 1, visits: 1, events: 1 }]);
+  });
+
+  it('gives each page the mean deepest scroll and engaged seconds of the visits that reported them', async () => {
+    const carol = await report({ f: 'device:mobile' });
+    expect(carol.breakdowns.pages.map((p) => [p.value, p.scroll_depth, p.time_on_page])).toEqual([
+      ['/b', 50, 60],
+      ['/c', null, null],
+    ]);
+    const daily = await report({ daily: '1' });
+    expect(daily.daily?.[0]?.breakdowns.pages.find((p) => p.value === '/b')).toMatchObject({
+      scroll_depth: 100,
+      time_on_page: 20,
+    });
+    const single = await engine.breakdown({
+      site: 'site1',
+      timeZone: 'UTC',
+      name: 'pages',
+      search: 'a',
+      params: parseReportParams(
+        { from: '2026-03-02', to: '2026-03-04' },
+        'UTC',
+        Date.parse('2026-03-04T12:00:00Z'),
+      ),
+    });
+    expect(single.rows).toEqual([
+      { value: '/a', visitors: 1, visits: 2, pageviews: 3, scroll_depth: 80, time_on_page: 40 },
+    ]);
   });
 
   it('applies the row limit to every breakdown', async () => {
@@ -180,7 +213,9 @@ describe('report', () => {
       ['Email', 1],
       ['Organic Search', 1],
     ]);
-    expect(r.daily?.[1]?.breakdowns.pages).toEqual([{ value: '/a', visitors: 1, visits: 1, pageviews: 1 }]);
+    expect(r.daily?.[1]?.breakdowns.pages).toEqual([
+      { value: '/a', visitors: 1, visits: 1, pageviews: 1, scroll_depth: null, time_on_page: null },
+    ]);
     expect(r.daily?.[2]?.breakdowns.events).toEqual([]);
   });
 

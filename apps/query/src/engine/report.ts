@@ -1,6 +1,14 @@
 import { bucketSlots, dayNumber, dayString } from './buckets.ts';
 import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import {
+  buildPageEngagementQuery,
+  engagementByKey,
+  engagementKey,
+  NO_ENGAGEMENT,
+  type PageEngagement,
+  type PageEngagementInput,
+} from './page-engagement.ts';
+import {
   type Bucket,
   type Period,
   type ReportParams,
@@ -75,12 +83,26 @@ function emptyBreakdowns(dimensions: readonly VisitDimension[]): Breakdowns {
   return breakdowns;
 }
 
-/** Rows come ordered by visitors then value per section (and day): keep that order. */
-function addRow(into: Breakdowns, section: string, row: Row): void {
+/** Scroll depth and time on page by engagementKey (page-engagement.ts). */
+type Engagements = Map<string, PageEngagement>;
+
+/**
+ * Rows come ordered by visitors then value per section (and day): keep that order. Page rows
+ * take their scroll depth and time on page from `engagements`.
+ */
+function addRow(into: Breakdowns, section: string, row: Row, engagements: Engagements): void {
   const s = sums(row);
   const value = text(row['val']);
   if (section === 'pages') {
-    into.pages.push({ value: value ?? '', visitors: s.visitors, visits: s.visits, pageviews: s.hits });
+    const day = row['day'] === null || row['day'] === undefined ? null : num(row['day']);
+    const engagement = engagements.get(engagementKey(day, value ?? '')) ?? NO_ENGAGEMENT;
+    into.pages.push({
+      value: value ?? '',
+      visitors: s.visitors,
+      visits: s.visits,
+      pageviews: s.hits,
+      ...engagement,
+    });
   } else if (section === 'events') {
     into.events.push({ value, visitors: s.visitors, visits: s.visits, events: s.hits });
   } else {
@@ -194,6 +216,21 @@ export function runReport(
 export interface ReportSource {
   plan(timeZone: string, period: Period, options: ReadOptions): Promise<TimePlan>;
   rows(input: ReportSqlInput, timeZone: string, options: ReadOptions): Promise<Row[]>;
+  /** Rows of val, day, scroll and ms (page-engagement.ts buildPageEngagementQuery). */
+  engagement(input: PageEngagementInput, options: ReadOptions): Promise<Row[]>;
+}
+
+/** The engagement of the pages among a report's rows (none asked when it lists no page). */
+async function engagementsOf(
+  source: ReportSource,
+  input: Omit<PageEngagementInput, 'paths'>,
+  rows: readonly Row[],
+  options: ReadOptions,
+): Promise<Engagements> {
+  const paths = new Set<string>();
+  for (const row of rows) if (row['section'] === 'pages') paths.add(text(row['val']) ?? '');
+  if (paths.size === 0) return new Map();
+  return engagementByKey(await source.engagement({ ...input, paths: [...paths] }, options));
 }
 
 /** DuckDB's: its report statements, over the day rollups where they can. */
@@ -201,6 +238,7 @@ function duckDbSource(db: DuckDb, rollups: RollupAccess | undefined): ReportSour
   return {
     plan: (timeZone, period, options) => readTimePlan(db, timeZone, period, options),
     rows: (input, timeZone, options) => readReportRows(db, input, timeZone, options, rollups),
+    engagement: (input, options) => db.read(buildPageEngagementQuery(input), options),
   };
 }
 
@@ -236,6 +274,12 @@ export async function reportFrom(
       : Promise.resolve(null),
   ]);
   rows.sort(byVisitorsThenValue);
+  const engagements = await engagementsOf(
+    source,
+    { site, plan: mainPlan, filters: params.filters, daily: params.daily },
+    rows,
+    options,
+  );
 
   const total = (r: Row[]) => metrics(sums(r.find((row) => row['section'] === 'total') ?? {}));
   const breakdowns = emptyBreakdowns(dimensions);
@@ -253,10 +297,10 @@ export async function reportFrom(
     const section = String(row['section']);
     if (section === 'total' || section === 'chart') continue;
     const day = row['day'];
-    if (day === null || day === undefined) addRow(breakdowns, section, row);
+    if (day === null || day === undefined) addRow(breakdowns, section, row, engagements);
     else {
       const into = byDay.get(num(day));
-      if (into) addRow(into, section, row);
+      if (into) addRow(into, section, row, engagements);
     }
   }
   return {
@@ -322,10 +366,19 @@ export async function breakdownFrom(
     options,
   );
   rows.sort(byVisitorsThenValue);
+  const engagements =
+    name === 'pages'
+      ? await engagementsOf(
+          source,
+          { site: q.site, plan: timePlan, filters: params.filters, daily: false },
+          rows,
+          options,
+        )
+      : new Map();
   const into = emptyBreakdowns(pagesAndEvents ? [] : [name as VisitDimension]);
   for (const row of rows) {
     const section = String(row['section']);
-    if (section === name) addRow(into, section, row);
+    if (section === name) addRow(into, section, row, engagements);
   }
   return {
     dimension: name,

@@ -121,7 +121,9 @@ describe('day rollups', () => {
     const report = await ask();
     expect(rollupReads.statements).toBeGreaterThan(before);
     expect(report.kpis).toMatchObject({ visits: 1, visitors: 1 });
-    expect(report.breakdowns.pages).toEqual([{ value: '/x', visitors: 1, visits: 1, pageviews: 1 }]);
+    expect(report.breakdowns.pages).toEqual([
+      { value: '/x', visitors: 1, visits: 1, pageviews: 1, scroll_depth: null, time_on_page: null },
+    ]);
     expect(report.breakdowns.country).toEqual([expect.objectContaining({ visits: 1, visitors: 1 })]);
     expect(rollupErrors).toEqual([]);
   });

@@ -140,6 +140,9 @@ function addRows(
         visitors: (p?.visitors ?? 0) + i.visitors,
         visits: (p?.visits ?? 0) + i.visits,
         pageviews: (p?.pageviews ?? 0) + i.pageviews,
+        // engagement comes from native `en` events only (docs/imports.md)
+        scroll_depth: p?.scroll_depth ?? null,
+        time_on_page: p?.time_on_page ?? null,
       });
     } else if (name === 'events') {
       const e = row as EventRow | undefined;

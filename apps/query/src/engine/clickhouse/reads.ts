@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ReadOptions, Row } from '../duckdb.ts';
 import type { ReportSource } from '../report.ts';
 import type { ReportSqlInput } from '../report-sql.ts';
-import { buildReportQuery } from './report-sql.ts';
+import { buildPageEngagementQuery, buildReportQuery } from './report-sql.ts';
 import { timePlanOf } from './time-plan.ts';
 
 /** Runs a read and returns its rows (JSONEachRow); the signal cancels it. */
@@ -27,6 +27,10 @@ export function clickhouseReportSource(client: ClickHouseClient): ReportSource {
     plan: async (timeZone, period) => timePlanOf(timeZone, period),
     rows: (input: ReportSqlInput, _timeZone, options) => {
       const { query, params } = buildReportQuery(input);
+      return readRows(client, query, params, options);
+    },
+    engagement: (input, options) => {
+      const { query, params } = buildPageEngagementQuery(input);
       return readRows(client, query, params, options);
     },
   };

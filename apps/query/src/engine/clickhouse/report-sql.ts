@@ -1,5 +1,6 @@
 import { DIMENSION_COLUMNS, likePattern } from '../filters.ts';
 import type { GoalMatch } from '../goals-sql.ts';
+import type { PageEngagementInput } from '../page-engagement.ts';
 import type { Bucket, Filter } from '../report-params.ts';
 import type { ReportSqlInput } from '../report-sql.ts';
 import type { TimePlan } from '../time-plan.ts';
@@ -187,5 +188,43 @@ export function buildReportQuery(input: ReportSqlInput): { query: string; params
     SELECT * FROM (${branches.join('\nUNION ALL\n')}) ${search}
     ORDER BY section, day, visitors DESC, val ASC NULLS LAST
     LIMIT ${p.add(input.limit, 'UInt32')} BY section, day, if(${whole}, bkt, NULL)`;
+  return { query, params: p.values };
+}
+
+/**
+ * Scroll depth and time on page on ClickHouse (page-engagement.ts: the same rows). Summed by sign
+ * with no FINAL, as the pages above: a visit's engaged time is its `en` rows' ms times their
+ * signs, its deepest scroll the largest scroll some live row holds.
+ */
+export function buildPageEngagementQuery(input: PageEngagementInput): {
+  query: string;
+  params: Record<string, unknown>;
+} {
+  const p = new ChParams();
+  const site = p.add(input.site, 'String');
+  const start = p.time(input.plan.startMs);
+  const end = p.time(input.plan.endMs);
+  const filtered =
+    input.filters.length === 0
+      ? ''
+      : `AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM sessions FINAL
+          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
+            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const local = localMsSql('assumeNotNull(visit_start)', input.plan, p);
+  const sets = input.daily ? '(val), (e_day, val)' : '(val)';
+  const day = input.daily ? ifGrouped('e_day', 'toFloat64(e_day)') : 'CAST(NULL AS Nullable(Float64))';
+  const query = `SELECT val, ${day} AS day,
+      avg(depth) AS scroll, avg(ms) AS ms
+    FROM (
+      SELECT visitor_key, vs, val, any(d) AS e_day, maxIf(scroll, n > 0) AS depth, sum(e) AS ms
+      FROM (
+        SELECT visitor_key, assumeNotNull(visit_start) AS vs, path AS val, intDiv(${local}, ${DAY}) AS d, scroll,
+          sum(sign) AS n, sum(engaged_ms * sign) AS e
+        FROM events
+        WHERE site = ${site} AND kind = 'en' AND visit_start >= ${start} AND visit_start < ${end}
+          AND path IN ${p.add(input.paths, 'Array(String)')} ${filtered}
+        GROUP BY visitor_key, vs, val, d, scroll)
+      GROUP BY visitor_key, vs, val HAVING sum(n) > 0)
+    GROUP BY GROUPING SETS (${sets})`;
   return { query, params: p.values };
 }

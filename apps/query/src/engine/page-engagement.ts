@@ -1,0 +1,80 @@
+import type { Row } from './duckdb.ts';
+import { filterSql } from './filters.ts';
+import type { Filter } from './report-params.ts';
+import { Params } from './sql-params.ts';
+import { instant, localMsSql, type TimePlan } from './time-plan.ts';
+
+/**
+ * Scroll depth and time on page: what the tracker's `en` events say of the pages a report lists.
+ *
+ * The tracker sends an `en` event when a page is left or hidden: the engaged milliseconds since
+ * its previous one (`engaged_ms`) and the deepest scroll so far in percent (`scroll`). A visit's
+ * engagement with a page is the sum of its events' milliseconds and their largest scroll. A page's
+ * `scroll_depth` is the mean of that largest scroll over the visits that reported engagement with
+ * it (0–100, rounded), its `time_on_page` the mean of their engaged seconds (rounded); both are
+ * null for a page no visit reported engagement with. Visits are the report's: those that started
+ * in the period, filters applied; a day's row counts the visits that started that local day.
+ */
+export interface PageEngagementInput {
+  site: string;
+  plan: TimePlan;
+  filters: readonly Filter[];
+  /** the pages asked about (the report's top rows) */
+  paths: readonly string[];
+  /** also per local day of the visits (the report's `daily` rows) */
+  daily: boolean;
+}
+
+/** One page's engagement (see above). */
+export interface PageEngagement {
+  scroll_depth: number | null;
+  time_on_page: number | null;
+}
+
+const DAY = 86_400_000;
+
+/** DuckDB's statement: rows of val (path), day (NULL for the period's), scroll (mean %), ms (mean ms). */
+export function buildPageEngagementQuery(input: PageEngagementInput) {
+  const p = new Params();
+  const site = p.add(input.site);
+  const start = p.add(instant(input.plan.startMs));
+  const end = p.add(instant(input.plan.endMs));
+  const paths = input.paths.map((path) => p.add(path)).join(', ');
+  const filtered =
+    input.filters.length === 0
+      ? ''
+      : `AND session_id IN (SELECT session_id FROM sessions
+          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
+            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const day = `${localMsSql('visit_start', input.plan, p)} // ${DAY}`;
+  const sets = input.daily ? '(val), (day, val)' : '(val)';
+  const dayCol = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL';
+  return p.query(`SELECT val, ${dayCol}::DOUBLE AS day,
+      avg(depth)::DOUBLE AS scroll, avg(ms)::DOUBLE AS ms
+    FROM (
+      SELECT session_id, path AS val, ${day} AS day, max(scroll) AS depth, sum(engaged_ms) AS ms
+      FROM events
+      WHERE site = ${site} AND kind = 'en' AND visit_start >= ${start} AND visit_start < ${end}
+        AND path IN (${paths}) ${filtered}
+      GROUP BY session_id, path, day)
+    GROUP BY GROUPING SETS (${sets})`);
+}
+
+/** An engine's engagement rows, by `engagementKey` of their day and page. */
+export function engagementByKey(rows: readonly Row[]): Map<string, PageEngagement> {
+  const out = new Map<string, PageEngagement>();
+  for (const row of rows) {
+    const day = row['day'] === null || row['day'] === undefined ? null : Number(row['day']);
+    const scroll = row['scroll'];
+    const ms = row['ms'];
+    out.set(engagementKey(day, String(row['val'])), {
+      scroll_depth: scroll === null || scroll === undefined ? null : Math.round(Number(scroll)),
+      time_on_page: ms === null || ms === undefined ? null : Math.round(Number(ms) / 1000),
+    });
+  }
+  return out;
+}
+
+export const engagementKey = (day: number | null, path: string) => `${day ?? ''} ${path}`;
+
+export const NO_ENGAGEMENT: PageEngagement = { scroll_depth: null, time_on_page: null };
