@@ -99,9 +99,12 @@ export function reportCsv(
   const revenue = report.revenue ?? null;
   const daily = report.daily ?? null;
   const rows: string[] = [
-    [...CSV_COLUMNS, ...(revenue ? REVENUE_COLUMNS : []), ...ENGAGEMENT_COLUMNS, ...(daily ? ['day'] : [])].join(
-      ',',
-    ),
+    [
+      ...CSV_COLUMNS,
+      ...(revenue ? REVENUE_COLUMNS : []),
+      ...ENGAGEMENT_COLUMNS,
+      ...(daily ? ['day'] : []),
+    ].join(','),
   ];
   let day: string | null | undefined = daily ? null : undefined;
   const line_ = (dimension: string, value: string | null, m: CsvMetrics) =>

@@ -16,11 +16,15 @@ export const DIMENSIONS_DOC = `# Footfall: dimensions, filters and numbers
 channel (Direct, Organic Search, Paid Search, Organic Social, Paid Social, Email, Referral, AI
 Assistant, …), referrer (host), entry_page, exit_page, campaign / source / medium / term / content
 (UTM), country (ISO code), region, city, device (desktop, mobile, tablet), browser, os, language.
-Also pages (paths with their pageviews) and events (custom event names).
+Also pages (paths with their pageviews, and scroll_depth (0..100) and time_on_page (seconds): the
+mean deepest scroll and engaged time of the visits that reported engagement with the page, null
+when none did), events (custom event names) and, in get_breakdown, hostname (the hosts the pages
+were viewed on, lower case without "www.", for a site that tracks subdomains).
 
 ## Filters
 "dimension:value", all must hold, at most 20: any visit dimension above, plus page:<path> (visits
-that viewed the page), event:<name> (visits with that custom event), prop:<key>:<value> (visits
+that viewed the page), event:<name> (visits with that custom event), hostname:<host> (visits with
+a pageview on that host), prop:<key>:<value> (visits
 with a custom event whose property has that value) and goal:<name> (visits that reached that goal;
 get_goals lists them). An empty value ("referrer:") matches visits without one.
 

@@ -39,6 +39,8 @@ export const BREAKDOWNS = [
   'region',
   'city',
 ] as const;
+/** What `get_breakdown` can break down: the report's breakdowns and the pages' hosts. */
+const ONE_BREAKDOWN = [...BREAKDOWNS, 'hostname'] as const;
 const DEEP = new Set(['exit_page', 'term', 'content', 'region', 'city']);
 /** What `get_report` answers when no breakdown is named: the ones people ask about first. */
 const DEFAULT_BREAKDOWNS = ['channel', 'referrer', 'pages', 'country', 'device'];
@@ -202,7 +204,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
         'One breakdown in full (up to 1000 rows), e.g. every referrer or every page of a period, ordered by visitors, with an optional search within its values.',
       inputSchema: {
         ...period,
-        dimension: z.enum(BREAKDOWNS).describe('the breakdown'),
+        dimension: z.enum(ONE_BREAKDOWN).describe('the breakdown (hostname: the hosts of the pages viewed)'),
         limit: z.number().int().min(1).max(1000).optional().describe('rows, default 100'),
         search: z.string().min(1).max(200).optional().describe('keep values containing this (any case)'),
         attribution,

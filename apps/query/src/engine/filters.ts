@@ -22,13 +22,24 @@ export const DIMENSION_COLUMNS: Record<VisitDimension, string> = {
   language: 'language',
 };
 
+/** The events a `page`, `event` or `hostname` filter looks for, and the column it compares. */
+export const EVENT_FILTER_COLUMNS = {
+  page: "kind = 'pv' AND path",
+  event: "kind = 'ev' AND name",
+  hostname: "kind = 'pv' AND host",
+} as const;
+
+export const isEventFilter = (dim: string): dim is keyof typeof EVENT_FILTER_COLUMNS =>
+  Object.hasOwn(EVENT_FILTER_COLUMNS, dim);
+
 /**
  * SQL conditions on `sessions` rows for a report's filters, joined with AND.
  *
  * Every filter selects visits, so visitors, visits, pageviews, the chart and every breakdown
  * describe the same set of visits. Visit dimensions compare the visit's own value (from its
  * first pageview; the visitor's place, device, browser, OS and language come from there too).
- * `page` keeps visits with a pageview of that path, `event` visits with that custom event.
+ * `page` keeps visits with a pageview of that path, `event` visits with that custom event,
+ * `hostname` visits with a pageview on that host.
  * An empty value (`f=referrer:`) matches visits without one.
  *
  * `bounds` are the placeholders of the period's start and end instants: a `page`/`event`
@@ -46,8 +57,8 @@ export function filterSql(
       return `session_id IN (SELECT session_id FROM events WHERE site = ${p.add(site)} AND ${match}
         AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end})`;
     }
-    if (filter.dim === 'page' || filter.dim === 'event') {
-      const kind = filter.dim === 'page' ? "kind = 'pv' AND path" : "kind = 'ev' AND name";
+    if (isEventFilter(filter.dim)) {
+      const kind = EVENT_FILTER_COLUMNS[filter.dim];
       const match = filter.value === null ? `${kind} IS NULL` : `${kind} = ${p.add(filter.value)}`;
       return `session_id IN (SELECT session_id FROM events WHERE site = ${p.add(site)} AND ${match}
         AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end})`;

@@ -78,3 +78,36 @@ export function engagementByKey(rows: readonly Row[]): Map<string, PageEngagemen
 export const engagementKey = (day: number | null, path: string) => `${day ?? ''} ${path}`;
 
 export const NO_ENGAGEMENT: PageEngagement = { scroll_depth: null, time_on_page: null };
+
+/**
+ * The `hostname` breakdown: pageviews by the host they were on (its host key: lower case, no
+ * `www.`), with the visits that had one there and their distinct visitors, counted outright (a
+ * site has few hosts). Visits are the report's, as above; `search` keeps hosts containing it.
+ */
+export interface HostnamesInput {
+  site: string;
+  plan: TimePlan;
+  filters: readonly Filter[];
+  limit: number;
+  search?: string | undefined;
+}
+
+/** DuckDB's statement: rows of val (host), visitors, visits and pageviews, most visitors first. */
+export function buildHostnamesQuery(input: HostnamesInput) {
+  const p = new Params();
+  const site = p.add(input.site);
+  const start = p.add(instant(input.plan.startMs));
+  const end = p.add(instant(input.plan.endMs));
+  const filtered =
+    input.filters.length === 0
+      ? ''
+      : `AND session_id IN (SELECT session_id FROM sessions
+          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
+            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const search = input.search === undefined ? '' : `AND contains(lower(host), lower(${p.add(input.search)}))`;
+  return p.query(`SELECT host AS val, count(DISTINCT visitor_key)::DOUBLE AS visitors,
+      count(DISTINCT session_id)::DOUBLE AS visits, count(*)::DOUBLE AS pageviews
+    FROM events
+    WHERE site = ${site} AND kind = 'pv' AND visit_start >= ${start} AND visit_start < ${end} ${filtered} ${search}
+    GROUP BY host ORDER BY visitors DESC, val ASC LIMIT ${p.add(input.limit)}`);
+}

@@ -37,8 +37,10 @@ export function randomEvents(): WalEvent[] {
       const country = rand(5) === 0 ? pick(COUNTRIES) : 'DE';
       for (let k = 1 + rand(3); k > 0; k--) {
         const path = pick(PATHS);
+        // a site with a blog on its own subdomain (the hostname breakdown and filter)
+        const host = path === '/e' ? 'blog.example.com' : 'example.com';
         events.push(
-          ev(new Date(at).toISOString(), { visitor, path, channel, referrerHost, country, browser }),
+          ev(new Date(at).toISOString(), { visitor, host, path, channel, referrerHost, country, browser }),
         );
         if (rand(4) === 0) {
           events.push(

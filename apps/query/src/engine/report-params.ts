@@ -24,11 +24,12 @@ export const VISIT_DIMENSIONS = [
 export type VisitDimension = (typeof VISIT_DIMENSIONS)[number];
 
 /**
- * `page` and `event` select visits that contain such a pageview / custom event; `prop` (written
+ * `page` and `event` select visits that contain such a pageview / custom event, `hostname` visits
+ * with a pageview on that host (its host key: lower case, no `www.`); `prop` (written
  * `prop:<key>:<value>`) visits with a custom event whose property has that value; `goal` (a goal's
  * name) visits that reached the goal, once the route has resolved it (`Filter.goal`).
  */
-export const FILTER_DIMENSIONS = [...VISIT_DIMENSIONS, 'page', 'event', 'prop', 'goal'] as const;
+export const FILTER_DIMENSIONS = [...VISIT_DIMENSIONS, 'page', 'event', 'hostname', 'prop', 'goal'] as const;
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 
 export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;

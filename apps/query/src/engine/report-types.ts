@@ -83,13 +83,21 @@ export interface Report {
   daily: DailyBreakdowns[] | null;
 }
 
-/** What `report/breakdown` can break down: a visit dimension, `pages` or `events`. */
-export type BreakdownName = VisitDimension | 'pages' | 'events';
+/** What `report/breakdown` can break down: a visit dimension, `pages`, `events` or `hostname`. */
+export type BreakdownName = VisitDimension | 'pages' | 'events' | 'hostname';
+
+/** One host of the site's pages: pageviews there, the visits that had one and their visitors. */
+export interface HostnameRow {
+  value: string;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+}
 
 /** One breakdown in full, with the period's totals. */
 export interface BreakdownAnswer {
   dimension: BreakdownName;
   period: Period;
   kpis: Metrics;
-  rows: BreakdownRow[] | PageRow[] | EventRow[];
+  rows: BreakdownRow[] | PageRow[] | EventRow[] | HostnameRow[];
 }

@@ -219,6 +219,51 @@ describe('report', () => {
     expect(r.daily?.[2]?.breakdowns.events).toEqual([]);
   });
 
+  it('breaks pageviews down by host, and a hostname filter keeps visits with a pageview there', async () => {
+    await engine.applyBatch({
+      records: onStream('hosts', [
+        ev('2026-03-03T10:00:00Z', { site: 'site2', visitor: 'x', host: 'example.com', path: '/' }),
+        ev('2026-03-03T10:01:00Z', { site: 'site2', visitor: 'x', host: 'blog.example.com', path: '/post' }),
+        ev('2026-03-03T10:02:00Z', { site: 'site2', visitor: 'x', host: 'blog.example.com', path: '/other' }),
+        ev('2026-03-03T11:00:00Z', { site: 'site2', visitor: 'y', host: 'docs.example.com', path: '/' }),
+        ev('2026-03-04T11:00:00Z', { site: 'site2', visitor: 'y', host: 'docs.example.com', path: '/' }),
+      ]),
+    });
+    const params = (query: RawReportQuery = {}) =>
+      parseReportParams(
+        { from: '2026-03-02', to: '2026-03-04', ...query },
+        'UTC',
+        Date.parse('2026-03-04T12:00:00Z'),
+      );
+    const hosts = await engine.breakdown({
+      site: 'site2',
+      timeZone: 'UTC',
+      name: 'hostname',
+      params: params(),
+    });
+    expect(hosts.kpis).toMatchObject({ visitors: 2, visits: 3, pageviews: 5 });
+    expect(hosts.rows).toEqual([
+      { value: 'blog.example.com', visitors: 1, visits: 1, pageviews: 2 },
+      { value: 'docs.example.com', visitors: 1, visits: 2, pageviews: 2 },
+      { value: 'example.com', visitors: 1, visits: 1, pageviews: 1 },
+    ]);
+    const blog = await engine.report({
+      site: 'site2',
+      timeZone: 'UTC',
+      params: params({ f: 'hostname:blog.example.com' }),
+    });
+    // the whole visit that had a pageview there
+    expect(blog.kpis).toMatchObject({ visitors: 1, visits: 1, pageviews: 3 });
+    const searched = await engine.breakdown({
+      site: 'site2',
+      timeZone: 'UTC',
+      name: 'hostname',
+      search: 'DOCS',
+      params: params({ f: 'country:' }),
+    });
+    expect(searched.rows.map((r) => r.value)).toEqual(['docs.example.com']);
+  });
+
   it('answers zeros, not nulls, for a period without visits', async () => {
     const r = await report({ from: '2025-01-01', to: '2025-01-02' });
     expect(r.kpis).toEqual({

@@ -1,9 +1,11 @@
 import { bucketSlots, dayNumber, dayString } from './buckets.ts';
 import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import {
+  buildHostnamesQuery,
   buildPageEngagementQuery,
   engagementByKey,
   engagementKey,
+  type HostnamesInput,
   NO_ENGAGEMENT,
   type PageEngagement,
   type PageEngagementInput,
@@ -218,6 +220,8 @@ export interface ReportSource {
   rows(input: ReportSqlInput, timeZone: string, options: ReadOptions): Promise<Row[]>;
   /** Rows of val, day, scroll and ms (page-engagement.ts buildPageEngagementQuery). */
   engagement(input: PageEngagementInput, options: ReadOptions): Promise<Row[]>;
+  /** Rows of val, visitors, visits and pageviews (page-engagement.ts buildHostnamesQuery). */
+  hostnames(input: HostnamesInput, options: ReadOptions): Promise<Row[]>;
 }
 
 /** The engagement of the pages among a report's rows (none asked when it lists no page). */
@@ -239,6 +243,7 @@ function duckDbSource(db: DuckDb, rollups: RollupAccess | undefined): ReportSour
     plan: (timeZone, period, options) => readTimePlan(db, timeZone, period, options),
     rows: (input, timeZone, options) => readReportRows(db, input, timeZone, options, rollups),
     engagement: (input, options) => db.read(buildPageEngagementQuery(input), options),
+    hostnames: (input, options) => db.read(buildHostnamesQuery(input), options),
   };
 }
 
@@ -349,22 +354,45 @@ export async function breakdownFrom(
   const { params, name } = q;
   const timePlan = await source.plan(q.timeZone, params.period, options);
   const pagesAndEvents = name === 'pages' || name === 'events';
-  const rows = await source.rows(
-    {
-      site: q.site,
-      plan: timePlan,
-      bucket: params.bucket,
-      filters: params.filters,
-      dimensions: pagesAndEvents ? [] : [name],
-      pagesAndEvents,
-      daily: false,
-      limit: params.limit,
-      fast: !slowReports,
-      ...(q.search === undefined ? {} : { search: q.search }),
-    },
-    q.timeZone,
-    options,
-  );
+  const hostname = name === 'hostname';
+  const [rows, hosts] = await Promise.all([
+    source.rows(
+      {
+        site: q.site,
+        plan: timePlan,
+        bucket: params.bucket,
+        filters: params.filters,
+        dimensions: pagesAndEvents || hostname ? [] : [name],
+        pagesAndEvents,
+        daily: false,
+        limit: params.limit,
+        fast: !slowReports,
+        ...(q.search === undefined ? {} : { search: q.search }),
+      },
+      q.timeZone,
+      options,
+    ),
+    hostname
+      ? source.hostnames(
+          { site: q.site, plan: timePlan, filters: params.filters, limit: params.limit, search: q.search },
+          options,
+        )
+      : Promise.resolve([]),
+  ]);
+  const kpis = metrics(sums(rows.find((row) => row['section'] === 'total') ?? {}));
+  if (hostname) {
+    return {
+      dimension: name,
+      period: params.period,
+      kpis,
+      rows: hosts.map((r) => ({
+        value: String(r['val']),
+        visitors: num(r['visitors']),
+        visits: num(r['visits']),
+        pageviews: num(r['pageviews']),
+      })),
+    };
+  }
   rows.sort(byVisitorsThenValue);
   const engagements =
     name === 'pages'
@@ -383,7 +411,7 @@ export async function breakdownFrom(
   return {
     dimension: name,
     period: params.period,
-    kpis: metrics(sums(rows.find((row) => row['section'] === 'total') ?? {})),
+    kpis,
     rows: (into as Record<string, BreakdownAnswer['rows']>)[name] ?? [],
   };
 }

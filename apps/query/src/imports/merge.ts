@@ -230,13 +230,15 @@ export function breakdownWithImported(
 ): BreakdownAnswer & { imported: ImportedPart | null } {
   const { days, part } = daysOf(control, site, period);
   if (part === null) return { ...answer, imported: null };
-  const imported = isImported(answer.dimension)
-    ? importedBreakdown(control, { siteId: site, dimension: answer.dimension, ...period, limit, search })
-    : [];
-  return {
-    ...answer,
-    kpis: addMetrics(answer.kpis, days),
-    rows: addRows(answer.dimension, answer.rows, imported, limit) as BreakdownAnswer['rows'],
-    imported: part,
-  };
+  const dimension = answer.dimension;
+  // a breakdown no import holds (hostnames) keeps its native rows; the totals still add up
+  const rows = !isImported(dimension)
+    ? answer.rows
+    : (addRows(
+        dimension,
+        answer.rows as (BreakdownRow | PageRow | EventRow)[],
+        importedBreakdown(control, { siteId: site, dimension, ...period, limit, search }),
+        limit,
+      ) as BreakdownAnswer['rows']);
+  return { ...answer, kpis: addMetrics(answer.kpis, days), rows, imported: part };
 }

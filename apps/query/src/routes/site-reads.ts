@@ -40,7 +40,7 @@ function siteState(
   return stopped ? ('stopped' as const) : ('active' as const);
 }
 
-const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events'];
+const BREAKDOWNS: readonly string[] = [...VISIT_DIMENSIONS, 'pages', 'events', 'hostname'];
 const DAY_MS = 86_400_000;
 const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
 const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY_MS;

@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ReadOptions, Row } from '../duckdb.ts';
 import type { ReportSource } from '../report.ts';
 import type { ReportSqlInput } from '../report-sql.ts';
-import { buildPageEngagementQuery, buildReportQuery } from './report-sql.ts';
+import { buildHostnamesQuery, buildPageEngagementQuery, buildReportQuery } from './report-sql.ts';
 import { timePlanOf } from './time-plan.ts';
 
 /** Runs a read and returns its rows (JSONEachRow); the signal cancels it. */
@@ -31,6 +31,10 @@ export function clickhouseReportSource(client: ClickHouseClient): ReportSource {
     },
     engagement: (input, options) => {
       const { query, params } = buildPageEngagementQuery(input);
+      return readRows(client, query, params, options);
+    },
+    hostnames: (input, options) => {
+      const { query, params } = buildHostnamesQuery(input);
       return readRows(client, query, params, options);
     },
   };

@@ -1,7 +1,7 @@
-import { DIMENSION_COLUMNS, likePattern } from '../filters.ts';
+import { DIMENSION_COLUMNS, EVENT_FILTER_COLUMNS, isEventFilter, likePattern } from '../filters.ts';
 import type { GoalMatch } from '../goals-sql.ts';
-import type { PageEngagementInput } from '../page-engagement.ts';
-import type { Bucket, Filter } from '../report-params.ts';
+import type { HostnamesInput, PageEngagementInput } from '../page-engagement.ts';
+import type { Bucket, Filter, VisitDimension } from '../report-params.ts';
 import type { ReportSqlInput } from '../report-sql.ts';
 import type { TimePlan } from '../time-plan.ts';
 import { chTime } from './rows.ts';
@@ -89,7 +89,7 @@ export function filterSql(
   p: ChParams,
 ): string {
   const parts = filters.map((filter) => {
-    if (filter.dim === 'prop' || filter.dim === 'goal' || filter.dim === 'page' || filter.dim === 'event') {
+    if (filter.dim === 'prop' || filter.dim === 'goal' || isEventFilter(filter.dim)) {
       let match: string;
       if (filter.dim === 'prop') {
         const value = filter.value ?? '';
@@ -99,7 +99,7 @@ export function filterSql(
         if (!filter.goal) throw new Error(`the goal filter ${filter.value} was not resolved to a goal`);
         match = goalMatchSql(filter.goal, p);
       } else {
-        const kind = filter.dim === 'page' ? "kind = 'pv' AND path" : "kind = 'ev' AND name";
+        const kind = EVENT_FILTER_COLUMNS[filter.dim];
         match = filter.value === null ? `${kind} IS NULL` : `${kind} = ${p.add(filter.value, 'String')}`;
       }
       // the visits with a live matching event: its rows' signs sum to more than 0 (a rewritten
@@ -109,7 +109,7 @@ export function filterSql(
           AND visit_start >= ${bounds.start} AND visit_start < ${bounds.end}
         GROUP BY visitor_key, visit_start HAVING sum(sign) > 0)`;
     }
-    const column = DIMENSION_COLUMNS[filter.dim];
+    const column = DIMENSION_COLUMNS[filter.dim as VisitDimension];
     return filter.value === null ? `${column} IS NULL` : `${column} = ${p.add(filter.value, 'String')}`;
   });
   return parts.length === 0 ? '1' : parts.join(' AND ');
@@ -226,5 +226,35 @@ export function buildPageEngagementQuery(input: PageEngagementInput): {
         GROUP BY visitor_key, vs, val, d, scroll)
       GROUP BY visitor_key, vs, val HAVING sum(n) > 0)
     GROUP BY GROUPING SETS (${sets})`;
+  return { query, params: p.values };
+}
+
+/** The `hostname` breakdown on ClickHouse (page-engagement.ts: the same rows), live rows by sign. */
+export function buildHostnamesQuery(input: HostnamesInput): {
+  query: string;
+  params: Record<string, unknown>;
+} {
+  const p = new ChParams();
+  const site = p.add(input.site, 'String');
+  const start = p.time(input.plan.startMs);
+  const end = p.time(input.plan.endMs);
+  const filtered =
+    input.filters.length === 0
+      ? ''
+      : `AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM sessions FINAL
+          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
+            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const search =
+    input.search === undefined
+      ? ''
+      : `AND positionUTF8(lowerUTF8(host), lowerUTF8(${p.add(input.search, 'String')})) > 0`;
+  const query = `SELECT val, toFloat64(uniqExact(visitor_key)) AS visitors, toFloat64(uniqExact(visitor_key, vs)) AS visits,
+      toFloat64(sum(n)) AS pageviews
+    FROM (
+      SELECT CAST(host AS String) AS val, visitor_key, assumeNotNull(visit_start) AS vs, sum(sign) AS n
+      FROM events
+      WHERE site = ${site} AND kind = 'pv' AND visit_start >= ${start} AND visit_start < ${end} ${filtered} ${search}
+      GROUP BY val, visitor_key, vs HAVING n > 0)
+    GROUP BY val ORDER BY visitors DESC, val ASC LIMIT ${p.add(input.limit, 'UInt32')}`;
   return { query, params: p.values };
 }

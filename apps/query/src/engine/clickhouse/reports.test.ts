@@ -54,6 +54,7 @@ const FILTERS: Record<string, string>[] = [
   { f: 'channel:Direct' },
   { f: 'country:' },
   { f: 'page:/b' },
+  { f: 'hostname:blog.example.com' },
   { f: 'event:E1' },
   { f: 'referrer:news.example' },
   { f: 'browser:Firefox', daily: '1', deep: '1' },
@@ -92,8 +93,8 @@ describe('ClickHouse reports', () => {
       'Europe/Berlin',
       NOW,
     );
-    for (const name of ['channel', 'referrer', 'pages', 'events', 'country'] as const) {
-      for (const search of [undefined, 'E', '/A', 'news']) {
+    for (const name of ['channel', 'referrer', 'pages', 'events', 'country', 'hostname'] as const) {
+      for (const search of [undefined, 'E', '/A', 'news', 'BLOG']) {
         const q = { site: 'site1', timeZone: 'Europe/Berlin', params, name, search };
         expect(await breakdownFrom(source, q), `${name} ${search}`).toEqual(await duck.breakdown(q));
       }
