@@ -24,7 +24,7 @@ export interface TrafficOptions {
   /** about this many events in total (within a percent or so) */
   events: number;
   siteId: string;
-  /** the page host (the site's domain) */
+  /** the page host (the site's domain; /docs pages are on its `docs.` subdomain) */
   host: string;
   /** local days and hours follow this zone */
   timeZone: string;
@@ -183,7 +183,8 @@ class VisitMaker {
       at,
       name: undefined,
       props: undefined,
-      host: this.#o.host,
+      // the documentation lives on its own subdomain (the Hostnames tab has two rows)
+      host: path.startsWith('/docs') ? `docs.${this.#o.host}` : this.#o.host,
       path,
       visitor: v.id,
       idMode: v.idMode,

@@ -29,11 +29,13 @@ describe('every screen', () => {
   let d: Dashboard;
   let owner: ApiSession;
   let demo: string;
+  let domain: string;
   let waiting: string;
   beforeAll(async () => {
     const dataDir = join(tempDir('ff-screens-'), 'data');
     const written = await writeDemoData({ dataDir, events: 30_000, days: 120 });
     demo = written.siteId;
+    domain = written.domain;
     d = await startDashboard({ FOOTFALL_DATA_DIR: dataDir });
   }, 120_000);
   afterAll(() => d?.close());
@@ -105,6 +107,26 @@ describe('every screen', () => {
       {
         name: 'panel-details',
         open: (p) => go(p, `/sites/${demo}?panel=referrer&search=o`, 'dialog[open] table'),
+      },
+      {
+        // every page with its scroll depth and time on page (the demo's tracker reports engagement)
+        name: 'pages-details',
+        open: async (p) => {
+          await go(p, `/sites/${demo}?panel=pages`, 'dialog[open] table');
+          const head = await p.locator('dialog[open] thead th').allTextContents();
+          expect(head.slice(-2)).toEqual(['Scroll depth', 'Time on page']);
+          const first = await p.locator('dialog[open] tbody tr').first().locator('td').allTextContents();
+          expect(first.at(-2)).toMatch(/^\d+\s?%$/);
+        },
+      },
+      {
+        // the hosts the pages were on: the demo's documentation has a subdomain of its own
+        name: 'hostnames',
+        open: async (p) => {
+          await go(p, `/sites/${demo}?panel=hostname`, 'dialog[open] table');
+          const hosts = await p.locator('dialog[open] tbody td.breakdown-value').allTextContents();
+          expect(hosts.map((h) => h.trim()).sort()).toEqual([`docs.${domain}`, domain].sort());
+        },
       },
       {
         // each country's flag, an image drawn the same everywhere (flag emoji are not, on Windows)

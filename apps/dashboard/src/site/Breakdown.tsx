@@ -15,21 +15,43 @@ export interface Row {
   visit_duration?: number;
   /** with payments: revenue credited to this value, minor units */
   revenue?: number;
+  /** pages: mean deepest scroll (percent) and engaged seconds, null when no visit reported them */
+  scroll_depth?: number | null;
+  time_on_page?: number | null;
 }
 
 interface Column {
-  key: keyof Row;
+  key: Exclude<keyof Row, 'value'>;
   label: string;
   format: (n: number) => string;
 }
 
+/** A number a row may lack (a page's engagement): a dash, with the reason for screen readers and on hover. */
+function cell(value: number | null | undefined, format: (n: number) => string) {
+  if (value === null) {
+    return (
+      <span class="muted" title={t('notReported')} aria-label={t('notReported')}>
+        –
+      </span>
+    );
+  }
+  return format(Number(value ?? 0));
+}
+
 function columnsOf(tab: Tab, full: boolean, currency: string | null): Column[] {
-  const count = (key: keyof Row, label: string): Column => ({ key, label, format: compact });
+  const count = (key: Column['key'], label: string): Column => ({ key, label, format: compact });
   const columns = [count('visitors', t('visitors'))];
   if (full) columns.push(count('visits', t('visits')));
   if (tab.dim === 'events') columns.push(count('events', t('events')));
-  else if (tab.dim === 'pages' || full) columns.push(count('pageviews', t('pageviews')));
-  if (full && tab.dim !== 'pages' && tab.dim !== 'events') {
+  else if (tab.dim === 'pages' || tab.dim === 'hostname' || full)
+    columns.push(count('pageviews', t('pageviews')));
+  if (full && tab.dim === 'pages') {
+    columns.push(
+      { key: 'scroll_depth', label: t('scrollDepth'), format: (n) => formatPercent(n / 100) },
+      { key: 'time_on_page', label: t('timeOnPage'), format: duration },
+    );
+  }
+  if (full && tab.dim !== 'pages' && tab.dim !== 'events' && tab.dim !== 'hostname') {
     columns.push(
       { key: 'bounce_rate', label: t('bounceRate'), format: formatPercent },
       { key: 'visit_duration', label: t('visitDuration'), format: duration },
@@ -86,7 +108,7 @@ export function Breakdown(props: {
               </td>
               {columns.map((c) => (
                 <td class="num" key={c.key}>
-                  {c.format(Number(row[c.key] ?? 0))}
+                  {cell(row[c.key], c.format)}
                 </td>
               ))}
             </tr>

@@ -21,7 +21,8 @@ export type BreakdownDim =
   | 'os'
   | 'language'
   | 'pages'
-  | 'events';
+  | 'events'
+  | 'hostname';
 
 export interface Tab {
   dim: BreakdownDim;
@@ -78,6 +79,7 @@ export const PANELS: readonly Panel[] = [
       tab('pages', t('topPages'), t('page'), 'page'),
       tab('entry_page', t('entryPages'), t('entryPage')),
       tab('exit_page', t('exitPages'), t('exitPage')),
+      tab('hostname', t('hostnames'), t('hostname')),
     ],
   },
   {

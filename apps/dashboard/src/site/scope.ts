@@ -59,4 +59,8 @@ export function dataKey(scope: Scope): string {
 }
 
 /** Rows of a breakdown whatever their kind, as the Breakdown table takes them. */
-export type AnyRows = Schema<'Breakdown'> | Schema<'PageRow'>[] | Schema<'EventRow'>[];
+export type AnyRows =
+  | Schema<'Breakdown'>
+  | Schema<'PageRow'>[]
+  | Schema<'EventRow'>[]
+  | Schema<'HostnameRow'>[];
