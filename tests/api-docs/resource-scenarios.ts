@@ -105,7 +105,7 @@ export async function paymentConnectionFlow(h: DocumentedApp, owner: Agent, site
     400,
   );
   const csv = await h.call('GET', `/api/v1/sites/${site}/export.csv`, { agent: owner });
-  expect(csv.text.split('\r\n')[0]).toMatch(/,revenue,currency,customers$/);
+  expect(csv.text.split('\r\n')[0]).toMatch(/,revenue,currency,customers,scroll_depth,time_on_page$/);
   const rotated = await h.call('POST', `${base}/${made.id}/secret`, { agent: owner });
   expect(rotated.json<{ signing_secret: string }>().signing_secret).not.toBe(made.signing_secret);
   expect((await h.call('DELETE', `${base}/${made.id}`, { agent: owner })).status).toBe(204);

@@ -142,9 +142,9 @@ describe('goals', () => {
     const rows = parseCsv(await csv.text());
     // goals come last, their conversions in the pageviews column
     expect(rows.slice(-3)).toEqual([
-      ['goal', 'Reached a thank-you page', '2', '2', '2', ''],
-      ['goal', 'Signed up', '2', '2', '2', ''],
-      ['goal', 'Signed up for Pro', '1', '1', '1', ''],
+      ['goal', 'Reached a thank-you page', '2', '2', '2', '', '', ''],
+      ['goal', 'Signed up', '2', '2', '2', '', '', ''],
+      ['goal', 'Signed up for Pro', '1', '1', '1', '', '', ''],
     ]);
   });
 
