@@ -19,6 +19,7 @@ import { alertRoutes } from './routes/alerts.ts';
 import { annotationRoutes } from './routes/annotations.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { cardRoutes } from './routes/cards.ts';
+import { emailReportRoutes } from './routes/email-reports.ts';
 import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -96,6 +97,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', importRoutes(deps));
   app.route('/api/v1', cardRoutes(deps));
   app.route('/', milestoneRoutes(deps));
+  app.route('/', emailReportRoutes(deps));
   app.route('/_footfall', operatorRoutes(deps));
   mountMcp(app);
   mountMetrics(app, deps, metrics);

@@ -57,6 +57,22 @@ export {
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { replaceDurably } from './durable-file.ts';
 export {
+  dueEmailReports,
+  EMAIL_REPORT_KINDS,
+  type EmailReportChoice,
+  type EmailReportKind,
+  type EmailReportSend,
+  emailReportChoices,
+  emailReportSends,
+  emailReportSubscriptions,
+  queueEmailReport,
+  readUnsubscribeToken,
+  recordEmailReportAttempt,
+  setEmailReportChoice,
+  stopEmailReport,
+  unsubscribeToken,
+} from './email-reports.ts';
+export {
   createFunnel,
   deleteFunnel,
   FUNNEL_STEPS_MAX,

@@ -205,3 +205,39 @@ export const V19: ControlMigration = {
     CREATE INDEX imported_rows_by_day ON imported_rows(import_id, dimension, day);
   `,
 };
+
+export const V20: ControlMigration = {
+  version: 20,
+  name: 'e-mail reports',
+  // who receives which site's weekly and monthly report (email-reports.ts, docs/email-reports.md),
+  // and one row per report due: a period's row is made once (its key), so a report is never sent
+  // twice for one period, across restarts too. `origin` is the address the person chose it at,
+  // for the e-mail's links when FOOTFALL_BASE_URL is not set
+  sql: `
+    CREATE TABLE email_reports (
+      person_id TEXT NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      weekly INTEGER NOT NULL,
+      monthly INTEGER NOT NULL,
+      origin TEXT NOT NULL,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (person_id, site_id)
+    ) STRICT;
+    CREATE TABLE email_report_sends (
+      id INTEGER PRIMARY KEY,
+      person_id TEXT NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+      site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+      kind TEXT NOT NULL,
+      period_from TEXT NOT NULL,
+      period_to TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_at INTEGER NOT NULL,
+      last_error TEXT,
+      created_at INTEGER NOT NULL,
+      done_at INTEGER,
+      UNIQUE (person_id, site_id, kind, period_from)
+    ) STRICT;
+    CREATE INDEX email_report_sends_due ON email_report_sends(state, next_at);
+  `,
+};

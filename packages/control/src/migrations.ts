@@ -3,7 +3,7 @@
  * last one applied. Never edit a released migration: add the next one.
  */
 import { V1 } from './migration-v1.ts';
-import { V11, V12, V13, V14, V15, V16, V17, V18, V19 } from './migrations-later.ts';
+import { V11, V12, V13, V14, V15, V16, V17, V18, V19, V20 } from './migrations-later.ts';
 
 export interface ControlMigration {
   version: number;
@@ -309,4 +309,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V17,
   V18,
   V19,
+  V20,
 ];

@@ -37,6 +37,30 @@ export interface ControlSchema {
   alert_destinations: AlertDestinationsTable;
   alert_deliveries: AlertDeliveriesTable;
   alert_state: { scope: string; name: string; value: string; at: number };
+  email_reports: {
+    person_id: string;
+    site_id: string;
+    weekly: number;
+    monthly: number;
+    origin: string;
+    updated_at: number;
+  };
+  email_report_sends: {
+    id: Generated<number>;
+    person_id: string;
+    site_id: string;
+    /** 'weekly' or 'monthly' */
+    kind: string;
+    period_from: string;
+    period_to: string;
+    /** 'pending', 'sent' or 'failed' */
+    state: string;
+    attempts: Generated<number>;
+    next_at: number;
+    last_error: string | null;
+    created_at: number;
+    done_at: number | null;
+  };
   shares: SharesTable;
   milestones: {
     id: string;

@@ -22,12 +22,14 @@ export const ERROR_STATUS = {
   provider_permission_missing: 400,
   /** an outgoing destination (alert webhook) is private, internal or not a web address */
   destination_refused: 400,
-  /** e-mail alerts need FOOTFALL_SMTP_URL */
+  /** e-mail alerts and reports need FOOTFALL_SMTP_URL */
   mail_not_configured: 400,
   internal: 500,
   /** a payment provider could not be reached, or failed while reconciling */
   provider_unreachable: 502,
   provider_sync_failed: 502,
+  /** the mail server refused an e-mail sent at once (e-mail reports' "send me one now"), or was not reached */
+  mail_failed: 502,
   unavailable: 503,
   busy: 503,
   refusing: 503,

@@ -11,6 +11,7 @@ import {
   type Language,
 } from '../i18n/language.ts';
 import { session } from '../session.ts';
+import { EmailReports } from './EmailReports.tsx';
 import { TwoStep } from './TwoStep.tsx';
 
 function PasswordForm() {
@@ -97,7 +98,7 @@ function LanguageChoice() {
   );
 }
 
-/** The signed-in person's own account: password, two-step and the dashboard's language. */
+/** The signed-in person's own account: password, two-step, e-mail reports and the dashboard's language. */
 export function AccountScreen() {
   const person = session.value?.person;
   return (
@@ -113,6 +114,10 @@ export function AccountScreen() {
       <section class="section card">
         <h2>{t('twoStepSignIn')}</h2>
         <TwoStep />
+      </section>
+      <section class="section card">
+        <h2>{t('emailReports')}</h2>
+        <EmailReports />
       </section>
       <section class="section card">
         <h2>{t('language')}</h2>

@@ -30,8 +30,9 @@ interface Column {
 function cell(value: number | null | undefined, format: (n: number) => string) {
   if (value === null) {
     return (
-      <span class="muted" title={t('notReported')} aria-label={t('notReported')}>
-        –
+      <span class="muted" title={t('notReported')}>
+        <span aria-hidden="true">–</span>
+        <span class="visually-hidden">{t('notReported')}</span>
       </span>
     );
   }

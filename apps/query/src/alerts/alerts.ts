@@ -21,6 +21,7 @@ import {
 } from '@footfall/control';
 import type { GuardOptions } from '@footfall/http';
 import type { QueryDeps } from '../deps.ts';
+import { EmailReports } from '../email-reports/run.ts';
 import { todayIn } from '../engine/report-params.ts';
 import { disk } from '../health-content.ts';
 import { milestonesAndAlerts } from '../milestones/alert.ts';
@@ -74,6 +75,8 @@ export class Alerts {
   readonly #sender: AlertSender;
   readonly #guard: GuardOptions;
   readonly #everyMs: number;
+  /** the e-mail reports, sent by this pass through the same mail server */
+  readonly emailReports: EmailReports;
   readonly counts: AlertCounts = { sent: new Map(), attemptsFailed: new Map(), givenUp: new Map() };
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<void> | undefined;
@@ -88,6 +91,7 @@ export class Alerts {
     const { config } = deps;
     this.#guard = { allow: config.unsafe.outboundAllow };
     this.#sender = new AlertSender({ smtp: config.smtp, mailFrom: config.mailFrom, guard: this.#guard });
+    this.emailReports = new EmailReports(deps, this.#sender);
     this.#everyMs = config.unsafe.alertSeconds * 1000;
   }
 
@@ -144,6 +148,7 @@ export class Alerts {
     });
     // what is due goes out before the slow reads of other sites' homepages
     await this.#safely('deliveries', () => this.drain());
+    await this.#safely('e-mail reports', () => this.emailReports.tick());
     await this.#safely('install check', () => this.#installChecks());
     await this.#safely('favicons', () =>
       refreshFavicons({

@@ -16,6 +16,16 @@ export interface Destination {
   secret: string | null;
 }
 
+/** One e-mail: text and HTML parts, extra headers, inline images (`cid`) attached. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+  attachments?: { filename: string; content: Buffer; cid: string; contentType: string }[];
+}
+
 export interface SenderOptions {
   smtp: SmtpSettings | undefined;
   mailFrom: string | undefined;
@@ -77,19 +87,30 @@ export class AlertSender {
     return res.ok ? null : `${destination.host} answered ${res.status}`;
   }
 
-  async #mailTo(destination: Destination, message: AlertMessage): Promise<string | null> {
-    const { mailFrom } = this.#options;
-    if (!this.mailReady || mailFrom === undefined) return 'e-mail is not set up (FOOTFALL_SMTP_URL)';
-    const transport = await this.#transport();
-    await transport.sendMail({
-      from: mailFrom,
+  #mailTo(destination: Destination, message: AlertMessage): Promise<string | null> {
+    return this.mail({
       to: destination.target,
       subject: message.title,
       text: alertText(message),
       html: alertHtml(message),
       headers: { 'X-Footfall-Alert-Id': message.id },
     });
-    return null;
+  }
+
+  /**
+   * Sends one e-mail through FOOTFALL_SMTP_URL (alerts, e-mail reports): null once the mail server
+   * took it, else why not (its answer's code, or the connection's error).
+   */
+  async mail(m: Mail): Promise<string | null> {
+    const { mailFrom } = this.#options;
+    if (!this.mailReady || mailFrom === undefined) return 'e-mail is not set up (FOOTFALL_SMTP_URL)';
+    try {
+      const transport = await this.#transport();
+      await transport.sendMail({ from: mailFrom, ...m });
+      return null;
+    } catch (error) {
+      return outboundFailure(error);
+    }
   }
 
   /** One SMTP transport, made on first use (nodemailer is loaded only when e-mail is sent). */

@@ -49,6 +49,9 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/account/two-step/setup': 'self',
   'POST /api/v1/account/two-step/confirm': 'self',
   'DELETE /api/v1/account/two-step': 'self',
+  'GET /api/v1/account/email-reports': 'self',
+  'PUT /api/v1/account/email-reports/:site': 'self',
+  'POST /api/v1/account/email-reports/:site/send': 'self',
 
   'GET /api/v1/people': 'owner',
   'POST /api/v1/people': 'owner',
@@ -148,6 +151,8 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
   'GET /m/:token': 'public',
   'GET /m/:token/card.png': 'public',
+  'GET /unsubscribe/:token': 'public',
+  'POST /unsubscribe/:token': 'public',
   'POST /api/v1/shared/:token/session': 'sign-in',
 
   'GET /_footfall/health': 'operator',

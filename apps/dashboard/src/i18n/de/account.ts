@@ -18,6 +18,23 @@ export default {
   languageLabel: 'Sprache des Dashboards',
   languageHint: 'Ihre Wahl wird in diesem Browser gespeichert.',
   browserLanguage: 'Sprache des Browsers ({name})',
+  emailReports: 'E-Mail-Berichte',
+  emailReportsHint:
+    'Wöchentliche Berichte gehen montags für die Vorwoche (Montag bis Sonntag) hinaus, monatliche am 1. für den Vormonat, jeweils in der Zeitzone der Website.',
+  emailReportsNoMail:
+    'Auf diesem Server ist noch kein E-Mail-Versand eingerichtet ({variable}): Ihre Auswahl wird gespeichert, aber Berichte werden erst verschickt, wenn er eingerichtet ist.',
+  emailReportsNoSite: 'Es gibt noch keine Website.',
+  weekly: 'Wöchentlich',
+  monthly: 'Monatlich',
+  weeklyReportOf: 'Wöchentlicher Bericht zu {domain}',
+  monthlyReportOf: 'Monatlicher Bericht zu {domain}',
+  sendOneNow: 'Jetzt einen an mich senden:',
+  lastWeek: 'Vorwoche',
+  lastMonth: 'Vormonat',
+  sendLastWeekOf: 'Bericht der Vorwoche zu {domain} an mich senden',
+  sendLastMonthOf: 'Bericht des Vormonats zu {domain} an mich senden',
+  sendingReport: 'Wird gesendet…',
+  reportSentTo: 'Gesendet an {email}: {period}.',
   twoStepNowOn: 'Die Zwei-Faktor-Anmeldung ist aktiviert.',
   recoveryCodesIntro:
     '{on} Bewahren Sie diese Wiederherstellungscodes sicher auf: Mit jedem können Sie sich einmal anmelden, falls Sie Ihr Telefon verlieren. Sie werden nicht erneut angezeigt.',

@@ -1,4 +1,4 @@
-/** Account (password, two-step sign-in, language) and the instance settings: people, API keys, data requests. */
+/** Account (password, two-step sign-in, e-mail reports, language) and the instance settings: people, API keys, data requests. */
 export default {
   // account
   yourAccount: 'Your account',
@@ -17,6 +17,24 @@ export default {
   languageLabel: 'Language of the dashboard',
   languageHint: 'Your choice is kept in this browser.',
   browserLanguage: "Browser's language ({name})",
+  // e-mail reports
+  emailReports: 'E-mail reports',
+  emailReportsHint:
+    "Weekly reports go out on Mondays for the week before (Monday to Sunday), monthly ones on the 1st for the month before, in each site's time zone.",
+  emailReportsNoMail:
+    'This server has no e-mail set up yet ({variable}): your choices are kept, but nothing is sent until it is.',
+  emailReportsNoSite: 'There is no site yet.',
+  weekly: 'Weekly',
+  monthly: 'Monthly',
+  weeklyReportOf: 'Weekly report of {domain}',
+  monthlyReportOf: 'Monthly report of {domain}',
+  sendOneNow: 'Send me one now:',
+  lastWeek: 'Last week',
+  lastMonth: 'Last month',
+  sendLastWeekOf: "Send me last week's report of {domain}",
+  sendLastMonthOf: "Send me last month's report of {domain}",
+  sendingReport: 'Sending…',
+  reportSentTo: 'Sent to {email}: {period}.',
   // two-step
   twoStepNowOn: 'Two-step is on.',
   recoveryCodesIntro:

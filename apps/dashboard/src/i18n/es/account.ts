@@ -18,6 +18,23 @@ export default {
   languageLabel: 'Idioma del panel',
   languageHint: 'Tu elección se guarda en este navegador.',
   browserLanguage: 'Idioma del navegador ({name})',
+  emailReports: 'Informes por correo',
+  emailReportsHint:
+    'Los informes semanales se envían los lunes con la semana anterior (de lunes a domingo) y los mensuales el día 1 con el mes anterior, en la zona horaria de cada sitio.',
+  emailReportsNoMail:
+    'Este servidor aún no tiene el correo configurado ({variable}): tus elecciones se guardan, pero no se envía ningún informe hasta que lo esté.',
+  emailReportsNoSite: 'Todavía no hay ningún sitio.',
+  weekly: 'Semanal',
+  monthly: 'Mensual',
+  weeklyReportOf: 'Informe semanal de {domain}',
+  monthlyReportOf: 'Informe mensual de {domain}',
+  sendOneNow: 'Enviarme uno ahora:',
+  lastWeek: 'Semana pasada',
+  lastMonth: 'Mes pasado',
+  sendLastWeekOf: 'Enviarme el informe de la semana pasada de {domain}',
+  sendLastMonthOf: 'Enviarme el informe del mes pasado de {domain}',
+  sendingReport: 'Enviando…',
+  reportSentTo: 'Enviado a {email}: {period}.',
   twoStepNowOn: 'El inicio de sesión en dos pasos está activado.',
   recoveryCodesIntro:
     '{on} Guarda estos códigos de recuperación en un lugar seguro: cada uno te permite iniciar sesión una vez si pierdes el teléfono. No se volverán a mostrar.',

@@ -18,6 +18,23 @@ export default {
   languageLabel: 'Langue du tableau de bord',
   languageHint: 'Votre choix est conservé dans ce navigateur.',
   browserLanguage: 'Langue du navigateur ({name})',
+  emailReports: 'Rapports par e-mail',
+  emailReportsHint:
+    'Les rapports hebdomadaires partent le lundi pour la semaine précédente (du lundi au dimanche), les mensuels le 1er pour le mois précédent, dans le fuseau horaire de chaque site.',
+  emailReportsNoMail:
+    'Ce serveur n’a pas encore d’envoi d’e-mails configuré ({variable}) : vos choix sont conservés, mais aucun rapport n’est envoyé tant qu’il ne l’est pas.',
+  emailReportsNoSite: 'Il n’y a pas encore de site.',
+  weekly: 'Hebdomadaire',
+  monthly: 'Mensuel',
+  weeklyReportOf: 'Rapport hebdomadaire du site {domain}',
+  monthlyReportOf: 'Rapport mensuel du site {domain}',
+  sendOneNow: 'M’en envoyer un maintenant :',
+  lastWeek: 'Semaine dernière',
+  lastMonth: 'Mois dernier',
+  sendLastWeekOf: 'M’envoyer le rapport de la semaine dernière du site {domain}',
+  sendLastMonthOf: 'M’envoyer le rapport du mois dernier du site {domain}',
+  sendingReport: 'Envoi en cours…',
+  reportSentTo: 'Envoyé à {email} : {period}.',
   twoStepNowOn: 'La connexion en deux étapes est activée.',
   recoveryCodesIntro:
     '{on} Conservez ces codes de récupération en lieu sûr : chacun vous connecte une fois si vous perdez votre téléphone. Ils ne seront plus affichés.',

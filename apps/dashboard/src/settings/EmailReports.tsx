@@ -1,0 +1,162 @@
+import { useRef, useState } from 'preact/hooks';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { ErrorNote, Spinner } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
+import { t } from '../i18n/account.ts';
+import { rangeLabel } from '../site/period.ts';
+
+type Line = Schema<'EmailReportSite'>;
+type Choice = Schema<'EmailReportChoice'>;
+type Period = 'week' | 'month';
+type Sent = { sent_to: string; period: Schema<'Period'> };
+
+/** the note saying nothing is sent yet, which the disabled send buttons point to */
+const MAIL_NOTE = 'email-reports-mail';
+
+/**
+ * The signed-in person's e-mail reports: per site they may read, the weekly and the monthly
+ * report ticked or not (each change saved at once), and one sent now on request. While the server
+ * has no SMTP set up the choices are still kept, and a note says nothing is sent.
+ */
+export function EmailReports() {
+  const list = useLoad((signal) => unwrap(api.GET('/api/v1/account/email-reports', { signal })), []);
+  const mailReady = list.data?.mail_ready ?? false;
+  return (
+    <div class="stack">
+      <p class="muted">{t('emailReportsHint')}</p>
+      {list.data && !mailReady && (
+        <p class="muted small" id={MAIL_NOTE}>
+          {t('emailReportsNoMail', { variable: 'FOOTFALL_SMTP_URL' })}
+        </p>
+      )}
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Spinner />}
+      {list.data && list.data.sites.length === 0 && <p>{t('emailReportsNoSite')}</p>}
+      {list.data && list.data.sites.length > 0 && (
+        <ul class="alert-list">
+          {list.data.sites.map((line) => (
+            <ReportRow key={line.site} line={line} mailReady={mailReady} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
+  const site = line.site;
+  const domain = line.domain;
+  // The boxes change at once and stay enabled (disabling the box just pressed would drop the
+  // keyboard's focus): changes are sent one after another, each with what is wanted by then, and
+  // a refused one puts the boxes back to what the server holds.
+  const [choice, setChoice] = useState<Choice>({ weekly: line.weekly, monthly: line.monthly });
+  const wanted = useRef<Choice>(choice);
+  const stored = useRef<Choice>(choice);
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  const [changeError, setChangeError] = useState<unknown>();
+  const change = (key: keyof Choice, on: boolean) => {
+    wanted.current = { ...wanted.current, [key]: on };
+    setChoice(wanted.current);
+    setChangeError(undefined);
+    queue.current = queue.current.then(async () => {
+      const body = wanted.current;
+      if (body.weekly === stored.current.weekly && body.monthly === stored.current.monthly) return;
+      try {
+        const saved = await unwrap(
+          api.PUT('/api/v1/account/email-reports/{site}', { params: { path: { site } }, body }),
+        );
+        stored.current = { weekly: saved.weekly, monthly: saved.monthly };
+        if (wanted.current === body) {
+          wanted.current = stored.current;
+          setChoice(stored.current);
+        }
+      } catch (e) {
+        wanted.current = stored.current;
+        setChoice(stored.current);
+        setChangeError(e);
+      }
+    });
+  };
+
+  // sending keeps the buttons enabled too: a second press while one is on its way does nothing
+  const [sending, setSending] = useState<Period | null>(null);
+  const [sent, setSent] = useState<Sent | null>(null);
+  const [sendError, setSendError] = useState<unknown>();
+  const send = async (period: Period) => {
+    if (sending) return;
+    setSending(period);
+    setSent(null);
+    setSendError(undefined);
+    try {
+      setSent(
+        await unwrap(
+          api.POST('/api/v1/account/email-reports/{site}/send', {
+            params: { path: { site } },
+            body: { period },
+          }),
+        ),
+      );
+    } catch (e) {
+      setSendError(e);
+    } finally {
+      setSending(null);
+    }
+  };
+
+  return (
+    <li class="alert-destination stack">
+      <strong class="alert-target">{domain}</strong>
+      <div class="alert-kinds">
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label={t('weeklyReportOf', { domain })}
+            checked={choice.weekly}
+            onChange={(e) => change('weekly', e.currentTarget.checked)}
+          />
+          <span>{t('weekly')}</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label={t('monthlyReportOf', { domain })}
+            checked={choice.monthly}
+            onChange={(e) => change('monthly', e.currentTarget.checked)}
+          />
+          <span>{t('monthly')}</span>
+        </label>
+      </div>
+      <div class="row">
+        <span>{t('sendOneNow')}</span>
+        <button
+          type="button"
+          class="button small secondary"
+          disabled={!mailReady}
+          aria-describedby={mailReady ? undefined : MAIL_NOTE}
+          aria-label={t('sendLastWeekOf', { domain })}
+          onClick={() => send('week')}
+        >
+          {t('lastWeek')}
+        </button>
+        <button
+          type="button"
+          class="button small secondary"
+          disabled={!mailReady}
+          aria-describedby={mailReady ? undefined : MAIL_NOTE}
+          aria-label={t('sendLastMonthOf', { domain })}
+          onClick={() => send('month')}
+        >
+          {t('lastMonth')}
+        </button>
+        <span class="muted small alert-target" role="status">
+          {sending
+            ? t('sendingReport')
+            : sent
+              ? t('reportSentTo', { email: sent.sent_to, period: rangeLabel(sent.period) })
+              : ''}
+        </span>
+      </div>
+      <ErrorNote error={changeError ?? sendError} />
+    </li>
+  );
+}

@@ -1,0 +1,157 @@
+import {
+  createPerson,
+  emailReportSends,
+  readUnsubscribeToken,
+  setEmailReportChoice,
+} from '@footfall/control';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Mail } from '../alerts/send.ts';
+import { alertsDeps, clock, control, load, site, useAlertsHarness } from '../alerts/test-support.ts';
+import { CardPool } from '../cards/pool.ts';
+import { ev } from '../engine/test-fixtures.ts';
+import { EmailReports } from './run.ts';
+
+/**
+ * E-mail reports with the real report, the real card pool and a clock of the test's: queued once
+ * per period (also by a second instance over the same app.db, as after a restart), retried when
+ * the mail server refuses, dropped when no longer wanted. The mail server is a recorder here;
+ * tests/alerts/email-reports.test.ts sends through a real one.
+ */
+useAlertsHarness();
+let cards: CardPool;
+beforeAll(() => {
+  cards = new CardPool();
+});
+afterAll(() => cards.close());
+
+const sent: Mail[] = [];
+let refuse = 0;
+const sender = {
+  mailReady: true,
+  async mail(m: Mail) {
+    if (refuse > 0) {
+      refuse -= 1;
+      return 'the mail server answered 451';
+    }
+    sent.push(m);
+    return null;
+  },
+};
+
+async function setUp() {
+  sent.length = 0;
+  refuse = 0;
+  const person = await createPerson(control.ctl, {
+    email: 'owner@example.com',
+    role: 'owner',
+    password: 'correct horse battery',
+  });
+  setEmailReportChoice(
+    control.ctl,
+    person.id,
+    site.id,
+    { weekly: true, monthly: false },
+    'http://footfall.test',
+  );
+  // the week of 16–22 November 2026: three visitors, one of them twice; and one the week before
+  await load([
+    ev('2026-11-17T10:00:00Z', {
+      site: site.id,
+      visitor: 'a',
+      path: '/',
+      referrerHost: 'news.example',
+      channel: 'Referral',
+      country: 'DE',
+    }),
+    ev('2026-11-17T10:01:00Z', { site: site.id, visitor: 'a', path: '/pricing' }),
+    ev('2026-11-19T10:00:00Z', { site: site.id, visitor: 'b', path: '/', country: 'FR' }),
+    ev('2026-11-21T10:00:00Z', { site: site.id, visitor: 'c', path: '/docs', country: 'DE' }),
+    ev('2026-11-21T20:00:00Z', { site: site.id, visitor: 'a', path: '/' }),
+    ev('2026-11-12T10:00:00Z', { site: site.id, visitor: 'd', path: '/' }),
+  ]);
+  const deps = { ...alertsDeps({}), cards };
+  return { person, reports: new EmailReports(deps, sender), deps };
+}
+
+describe('e-mail reports', () => {
+  it('send the week before on Monday from 06:00 in the site’s zone, once, with its numbers and chart', async () => {
+    const { person, reports, deps } = await setUp();
+    clock.set(Date.parse('2026-11-23T05:59:00Z')); // Monday 05:59 UTC
+    await reports.tick();
+    expect(sent).toHaveLength(0);
+    clock.set(Date.parse('2026-11-23T06:00:00Z'));
+    await reports.tick();
+    expect(sent).toHaveLength(1);
+    const mail = sent[0]!;
+    expect(mail.to).toBe('owner@example.com');
+    expect(mail.subject).toBe('example.com: 3 visitors, 16–22 Nov 2026');
+    expect(mail.text).toMatch(/^Visitors\s+3\s+\+200%$/m);
+    expect(mail.text).toMatch(/^Visits\s+4\s+\+300%$/m);
+    expect(mail.text).toContain('Top sources\n  1. Direct / none  3\n  2. news.example  1');
+    expect(mail.text).toContain('Top countries\n  1. Germany  2\n  2. France  1\n  3. Unknown  1');
+    // the chart, drawn in the card pool, inline
+    expect(mail.html).toContain('src="cid:chart@footfall"');
+    const png = mail.attachments?.[0];
+    expect(png?.contentType).toBe('image/png');
+    expect(png?.content.subarray(1, 4).toString()).toBe('PNG');
+    // the unsubscribe link, signed, in the text, the HTML and the List-Unsubscribe header
+    const link = /http:\/\/footfall\.test\/unsubscribe\/(\S+)/.exec(mail.text)?.[1];
+    expect(readUnsubscribeToken(control.ctl, link ?? '')).toEqual({
+      personId: person.id,
+      siteId: site.id,
+      kind: 'weekly',
+    });
+    expect(mail.headers?.['List-Unsubscribe']).toBe(`<http://footfall.test/unsubscribe/${link}>`);
+    expect(mail.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+    expect(mail.html).toContain(
+      `href="http://footfall.test/sites/${site.id}?period=custom&amp;from=2026-11-16&amp;to=2026-11-22"`,
+    );
+    // later that day, the next day, and after a restart (a new instance): never twice
+    clock.set(Date.parse('2026-11-24T12:00:00Z'));
+    await reports.tick();
+    await new EmailReports(deps, sender).tick();
+    expect(sent).toHaveLength(1);
+    expect(emailReportSends(control.ctl)).toMatchObject([
+      { kind: 'weekly', from: '2026-11-16', state: 'sent', attempts: 1 },
+    ]);
+  });
+
+  it('try a refused report again on the alerts’ schedule, and drop one no longer wanted', async () => {
+    const { person, reports } = await setUp();
+    refuse = 1;
+    clock.set(Date.parse('2026-11-23T07:00:00Z'));
+    await reports.tick();
+    expect(sent).toHaveLength(0);
+    expect(emailReportSends(control.ctl)).toMatchObject([{ state: 'pending', attempts: 1 }]);
+    clock.advance(29_000);
+    await reports.tick();
+    expect(sent).toHaveLength(0);
+    clock.advance(1_000);
+    await reports.tick();
+    expect(sent).toHaveLength(1);
+    // the week after: unsubscribed between queueing and sending, nothing goes
+    clock.set(Date.parse('2026-11-30T07:00:00Z'));
+    reports.queueDue();
+    setEmailReportChoice(control.ctl, person.id, site.id, { weekly: false, monthly: true });
+    await reports.drain();
+    expect(sent).toHaveLength(1);
+    expect(emailReportSends(control.ctl).map((r) => [r.from, r.state])).toEqual([
+      ['2026-11-16', 'sent'],
+      ['2026-11-23', 'dropped'],
+    ]);
+    // a month's report on the 1st
+    clock.set(Date.parse('2026-12-01T07:00:00Z'));
+    await reports.tick();
+    expect(sent.at(-1)?.subject).toBe('example.com: 4 visitors, November 2026');
+    expect(sent.at(-1)?.text).toContain('Stop these monthly reports of example.com');
+  });
+
+  it('send one now: the last finished week, not counted as its scheduled report', async () => {
+    const { person, reports } = await setUp();
+    clock.set(Date.parse('2026-11-25T12:00:00Z')); // a Wednesday
+    const now = await reports.sendNow(person, site, 'weekly', 'http://footfall.test');
+    expect(now).toEqual({ to: 'owner@example.com', period: { from: '2026-11-16', to: '2026-11-22' } });
+    expect(sent).toHaveLength(1);
+    expect(emailReportSends(control.ctl)).toEqual([]);
+  });
+});

@@ -1,0 +1,142 @@
+import {
+  EMAIL_REPORT_KINDS,
+  type EmailReportKind,
+  emailReportChoices,
+  getPerson,
+  getSite,
+  getSiteLayout,
+  listSites,
+  readUnsubscribeToken,
+  type Site,
+  scopeAllows,
+  setEmailReportChoice,
+  siteScopeOf,
+  stopEmailReport,
+} from '@footfall/control';
+import { AppError } from '@footfall/http';
+import { type Context, Hono } from 'hono';
+import * as v from 'valibot';
+import { escapeHtml } from '../alerts/message.ts';
+import type { AuthEnv } from '../auth/env.ts';
+import { readJson } from '../auth/json.ts';
+import type { QueryDeps } from '../deps.ts';
+import { publicOrigin, sessionPrincipal } from './auth-helpers.ts';
+
+const Choice = v.strictObject({ weekly: v.boolean(), monthly: v.boolean() });
+const SendNow = v.strictObject({ period: v.picklist(['week', 'month']) });
+
+/**
+ * E-mail reports (docs/email-reports.md): each person's choice of weekly and monthly reports per
+ * site they may read, "send me one now", and the unsubscribe link an e-mail carries, which works
+ * without signing in (its token is signed; opening it changes nothing, its button or a mail
+ * program's one-click POST stops the report).
+ */
+export function emailReportRoutes(deps: QueryDeps) {
+  const ctl = deps.control;
+
+  /** The caller and the sites they may read, in their sites list's order. */
+  const me = async (c: Context<AuthEnv>) => {
+    const person = await getPerson(ctl, sessionPrincipal(c).person.id);
+    if (!person) throw new AppError('unauthorized', 'sign in first');
+    const scope = await siteScopeOf(ctl, person);
+    const layout = await getSiteLayout(ctl, (id) => scopeAllows(scope, id));
+    const order = new Map(layout.order.map((id, i) => [id, i]));
+    const sites = listSites(ctl)
+      .filter((s) => scopeAllows(scope, s.id))
+      .sort(
+        (a, b) => (order.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (order.get(b.id) ?? Number.MAX_SAFE_INTEGER),
+      );
+    return { person, sites };
+  };
+  const siteOf = async (c: Context<AuthEnv>) => {
+    const { person, sites } = await me(c);
+    const id = c.req.param('site') ?? '';
+    const site = sites.find((s) => s.id === id);
+    if (site === undefined) {
+      if (getSite(ctl, id) === undefined) throw new AppError('not_found', `no site ${id}`);
+      throw new AppError('forbidden', 'you may not read this site');
+    }
+    return { person, site };
+  };
+  const line = (site: Site, choice: { weekly: boolean; monthly: boolean } | undefined) => ({
+    site: site.id,
+    domain: site.domain,
+    weekly: choice?.weekly ?? false,
+    monthly: choice?.monthly ?? false,
+  });
+
+  return new Hono<AuthEnv>()
+    .get('/api/v1/account/email-reports', async (c) => {
+      const { person, sites } = await me(c);
+      const choices = emailReportChoices(ctl, person.id);
+      return c.json({
+        mail_ready: deps.alerts?.mailReady ?? false,
+        sites: sites.map((s) => line(s, choices.get(s.id))),
+      });
+    })
+    .put('/api/v1/account/email-reports/:site', async (c) => {
+      const body = await readJson(c, Choice);
+      const { person, site } = await siteOf(c);
+      setEmailReportChoice(ctl, person.id, site.id, body, publicOrigin(c, deps.config.baseUrl));
+      return c.json(line(site, emailReportChoices(ctl, person.id).get(site.id)));
+    })
+    .post('/api/v1/account/email-reports/:site/send', async (c) => {
+      const body = await readJson(c, SendNow);
+      const { person, site } = await siteOf(c);
+      const reports = deps.alerts?.emailReports;
+      if (!reports || !deps.alerts?.mailReady) {
+        throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
+      }
+      const kind: EmailReportKind = body.period === 'week' ? 'weekly' : 'monthly';
+      const sent = await reports.sendNow(person, site, kind, publicOrigin(c, deps.config.baseUrl));
+      return c.json({ sent_to: sent.to, period: sent.period });
+    })
+    .get('/unsubscribe/:token', async (c) => unsubscribePage(c, deps, false))
+    .post('/unsubscribe/:token', async (c) => unsubscribePage(c, deps, true));
+}
+
+/** The unsubscribe page: what the link stops and a button (GET), or that it is stopped (POST). */
+async function unsubscribePage(c: Context, deps: QueryDeps, stop: boolean) {
+  const ctl = deps.control;
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  const what = readUnsubscribeToken(ctl, c.req.param('token') ?? '');
+  const site = what && getSite(ctl, what.siteId);
+  const person = what && (await getPerson(ctl, what.personId));
+  if (!what || !site || !person || !(EMAIL_REPORT_KINDS as readonly string[]).includes(what.kind)) {
+    return c.html(
+      page('This link does not work', '<p>It was changed, or its site or account is gone.</p>'),
+      404,
+    );
+  }
+  const report = `the ${what.kind} report of ${escapeHtml(site.domain)}`;
+  if (stop) {
+    stopEmailReport(ctl, person.id, site.id, what.kind);
+    deps.logger.info({ site: site.id, kind: what.kind }, 'e-mail report stopped by its unsubscribe link');
+    return c.html(
+      page(
+        'Unsubscribed',
+        `<p>${escapeHtml(person.email)} no longer receives ${report}.</p><p>To receive it again, choose it in Footfall under Account, E-mail reports.</p>`,
+      ),
+    );
+  }
+  const receiving = emailReportChoices(ctl, person.id).get(site.id)?.[what.kind] === true;
+  return c.html(
+    page(
+      'Stop an e-mail report',
+      receiving
+        ? `<p>Stop sending ${report} to ${escapeHtml(person.email)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`
+        : `<p>${escapeHtml(person.email)} does not receive ${report}.</p>`,
+    ),
+  );
+}
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${title} · Footfall</title>
+<style>body{font-family:system-ui,sans-serif;line-height:1.5;max-width:32rem;margin:10vh auto;padding:0 1rem;color:#1d1d1f;background:#fff}
+@media (prefers-color-scheme:dark){body{color:#f2f2f7;background:#111318}}
+button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #2457c5;background:#2457c5;color:#fff;cursor:pointer}</style>
+</head><body><h1>${title}</h1>${body}</body></html>`;

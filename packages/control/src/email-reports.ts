@@ -1,0 +1,229 @@
+import { ALERT_RETRY_DELAYS_MS } from './alerts.ts';
+import type { ControlDb } from './open.ts';
+import { safeEqual } from './tokens.ts';
+
+/**
+ * E-mail reports (docs/email-reports.md): each person chooses, per site, a weekly report (sent on
+ * Mondays for the week before) and a monthly one (the 1st, for the month before). The query
+ * service queues a row per report due (`queueEmailReport`): the row's key is the person, the site,
+ * the kind and the period's first day, so a period's report is queued once, ever, and sent at most
+ * once; a failed attempt is tried again on the alerts' schedule (ALERT_RETRY_DELAYS_MS).
+ */
+export const EMAIL_REPORT_KINDS = ['weekly', 'monthly'] as const;
+export type EmailReportKind = (typeof EMAIL_REPORT_KINDS)[number];
+
+export interface EmailReportChoice {
+  weekly: boolean;
+  monthly: boolean;
+}
+
+/** Sent and given-up rows are kept this long after they are done (their keys keep a period from going twice). */
+const DONE_KEPT_MS = 400 * 24 * 60 * 60_000;
+
+/** One person's choices by site id (sites without a row receive nothing). */
+export function emailReportChoices(
+  ctl: Pick<ControlDb, 'raw'>,
+  personId: string,
+): Map<string, EmailReportChoice> {
+  const rows = ctl.raw
+    .prepare('SELECT site_id, weekly, monthly FROM email_reports WHERE person_id = ?')
+    .all(personId) as { site_id: string; weekly: number; monthly: number }[];
+  return new Map(rows.map((r) => [r.site_id, { weekly: r.weekly === 1, monthly: r.monthly === 1 }]));
+}
+
+/**
+ * Stores one person's choice for one site (a row with both off is removed); `origin` is the
+ * address they chose it at (the e-mail's links when FOOTFALL_BASE_URL is not set).
+ */
+export function setEmailReportChoice(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
+  personId: string,
+  siteId: string,
+  choice: EmailReportChoice,
+  origin?: string,
+): void {
+  if (!choice.weekly && !choice.monthly) {
+    ctl.raw.prepare('DELETE FROM email_reports WHERE person_id = ? AND site_id = ?').run(personId, siteId);
+    return;
+  }
+  ctl.raw
+    .prepare(
+      `INSERT INTO email_reports (person_id, site_id, weekly, monthly, origin, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (person_id, site_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
+         origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END, updated_at = excluded.updated_at`,
+    )
+    .run(personId, siteId, Number(choice.weekly), Number(choice.monthly), origin ?? '', ctl.now(), origin ?? null);
+}
+
+/** Every choice of every person that receives something. */
+export function emailReportSubscriptions(
+  ctl: Pick<ControlDb, 'raw'>,
+): { personId: string; siteId: string; weekly: boolean; monthly: boolean; origin: string }[] {
+  const rows = ctl.raw
+    .prepare('SELECT person_id, site_id, weekly, monthly, origin FROM email_reports ORDER BY person_id, site_id')
+    .all() as { person_id: string; site_id: string; weekly: number; monthly: number; origin: string }[];
+  return rows.map((r) => ({
+    personId: r.person_id,
+    siteId: r.site_id,
+    weekly: r.weekly === 1,
+    monthly: r.monthly === 1,
+    origin: r.origin,
+  }));
+}
+
+export interface QueuedEmailReport {
+  personId: string;
+  siteId: string;
+  kind: EmailReportKind;
+  /** the period's first and last day, in the site's time zone */
+  from: string;
+  to: string;
+}
+
+/** Queues a period's report, once: answers false when that period's report was queued before. */
+export function queueEmailReport(ctl: Pick<ControlDb, 'raw' | 'now'>, r: QueuedEmailReport): boolean {
+  const now = ctl.now();
+  const result = ctl.raw
+    .prepare(
+      `INSERT INTO email_report_sends (person_id, site_id, kind, period_from, period_to, state, next_at, created_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING`,
+    )
+    .run(r.personId, r.siteId, r.kind, r.from, r.to, now, now);
+  return result.changes === 1;
+}
+
+export interface EmailReportSend extends QueuedEmailReport {
+  id: number;
+  attempts: number;
+}
+
+/** Reports whose time has come, oldest first. */
+export function dueEmailReports(ctl: Pick<ControlDb, 'raw' | 'now'>, limit = 20): EmailReportSend[] {
+  const rows = ctl.raw
+    .prepare(
+      `SELECT id, person_id, site_id, kind, period_from, period_to, attempts FROM email_report_sends
+       WHERE state = 'pending' AND next_at <= ? ORDER BY id LIMIT ?`,
+    )
+    .all(ctl.now(), limit) as {
+    id: number;
+    person_id: string;
+    site_id: string;
+    kind: EmailReportKind;
+    period_from: string;
+    period_to: string;
+    attempts: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    personId: r.person_id,
+    siteId: r.site_id,
+    kind: r.kind,
+    from: r.period_from,
+    to: r.period_to,
+    attempts: r.attempts,
+  }));
+}
+
+/**
+ * Records an attempt: sent, or failed with the reason (retried after the next of
+ * ALERT_RETRY_DELAYS_MS, given up after the last); `null` error with `dropped` marks a report no
+ * longer wanted (unsubscribed, or the person lost the site) as done without sending it.
+ */
+export function recordEmailReportAttempt(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
+  send: EmailReportSend,
+  error: string | null,
+  dropped = false,
+): 'sent' | 'pending' | 'failed' | 'dropped' {
+  const now = ctl.now();
+  const attempts = send.attempts + (dropped ? 0 : 1);
+  const delay = ALERT_RETRY_DELAYS_MS[attempts - 1];
+  const state = dropped ? 'dropped' : error === null ? 'sent' : delay === undefined ? 'failed' : 'pending';
+  ctl.raw.transaction(() => {
+    ctl.raw
+      .prepare(
+        `UPDATE email_report_sends SET attempts = ?, state = ?, last_error = ?, next_at = ?, done_at = ?
+         WHERE id = ?`,
+      )
+      .run(
+        attempts,
+        state,
+        error,
+        state === 'pending' ? now + (delay ?? 0) : now,
+        state === 'pending' ? null : now,
+        send.id,
+      );
+    ctl.raw
+      .prepare("DELETE FROM email_report_sends WHERE state != 'pending' AND done_at < ?")
+      .run(now - DONE_KEPT_MS);
+  })();
+  return state;
+}
+
+/** A period's queued report as stored (tests, and Health's count of failures). */
+export function emailReportSends(
+  ctl: Pick<ControlDb, 'raw'>,
+): { personId: string; siteId: string; kind: string; from: string; state: string; attempts: number }[] {
+  return (
+    ctl.raw
+      .prepare(
+        'SELECT person_id, site_id, kind, period_from, state, attempts FROM email_report_sends ORDER BY id',
+      )
+      .all() as {
+      person_id: string;
+      site_id: string;
+      kind: string;
+      period_from: string;
+      state: string;
+      attempts: number;
+    }[]
+  ).map((r) => ({
+    personId: r.person_id,
+    siteId: r.site_id,
+    kind: r.kind,
+    from: r.period_from,
+    state: r.state,
+    attempts: r.attempts,
+  }));
+}
+
+/**
+ * The token of an unsubscribe link: which report of whose (`<person>.<site>.<kind>`) and a keyed
+ * hash of that, so only this instance can make one and no one can change what it names. It never
+ * expires: an old e-mail's link still works.
+ */
+export function unsubscribeToken(
+  ctl: Pick<ControlDb, 'cipher'>,
+  personId: string,
+  siteId: string,
+  kind: EmailReportKind,
+): string {
+  const what = `${personId}.${siteId}.${kind}`;
+  return `${what}.${ctl.cipher.keyedHash(what, 'unsubscribe').slice(0, 32)}`;
+}
+
+/** What a token names, or undefined when it was not made here (or was changed). */
+export function readUnsubscribeToken(
+  ctl: Pick<ControlDb, 'cipher'>,
+  token: string,
+): { personId: string; siteId: string; kind: EmailReportKind } | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 4) return undefined;
+  const [personId, siteId, kind, mac] = parts as [string, string, string, string];
+  if (!(EMAIL_REPORT_KINDS as readonly string[]).includes(kind)) return undefined;
+  const expected = ctl.cipher.keyedHash(`${personId}.${siteId}.${kind}`, 'unsubscribe').slice(0, 32);
+  if (!safeEqual(mac, expected)) return undefined;
+  return { personId, siteId, kind: kind as EmailReportKind };
+}
+
+/** Stops one report (the unsubscribe link): the other kind stays as chosen. */
+export function stopEmailReport(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
+  personId: string,
+  siteId: string,
+  kind: EmailReportKind,
+): void {
+  const choice = emailReportChoices(ctl, personId).get(siteId);
+  if (choice === undefined) return;
+  setEmailReportChoice(ctl, personId, siteId, { ...choice, [kind]: false });
+}
