@@ -1,16 +1,16 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { checkCustomSignature } from '@footfall/payments';
 import { simpleParser } from 'mailparser';
 import S3rver from 's3rver';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../api-docs/documented-app.ts';
 import { ApiCallError, type ApiSession, createOwner } from '../dashboard/harness.ts';
 import { FOOTFALL_BIN, startFootfall, tempDir } from '../support/footfall.ts';
 import { postCustomEvent } from '../support/payments.ts';
+import { startMailServer, type TestMailServer } from '../support/smtp.ts';
 
 /**
  * Alerts through the real `footfall start`: destinations set up through the API (and refused
@@ -28,8 +28,8 @@ let site: string;
 let receiver: Server;
 let receiverPort: number;
 const posts: { headers: IncomingMessage['headers']; body: string; message: Record<string, unknown> }[] = [];
-let smtp: SMTPServer;
-const mails: { secure: boolean; user: string | undefined; raw: string }[] = [];
+let mail: TestMailServer;
+const mails = () => mail.mails;
 let s3Port: number;
 let s3: S3rver | undefined;
 
@@ -43,53 +43,7 @@ const freePort = () =>
   });
 
 beforeAll(async () => {
-  // a self-signed certificate for the SMTP server, trusted by Footfall's processes
-  const key = join(root, 'smtp.key');
-  const cert = join(root, 'smtp.crt');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  smtp = new SMTPServer({
-    key: execFileSync('cat', [key]),
-    cert: execFileSync('cat', [cert]),
-    authMethods: ['PLAIN', 'LOGIN'],
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'alerts' && auth.password === 'smtp-password')
-        callback(null, { user: auth.username });
-      else callback(new Error('bad credentials'));
-    },
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => {
-        raw += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        mails.push({ secure: session.secure, user: session.user as string | undefined, raw });
-        callback();
-      });
-    },
-  });
-  const smtpPort = await new Promise<number>((resolve) =>
-    smtp.listen(0, '127.0.0.1', () => resolve((smtp.server.address() as AddressInfo).port)),
-  );
+  mail = await startMailServer(root);
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
@@ -110,14 +64,14 @@ beforeAll(async () => {
   s3Port = await freePort();
   footfall = await startFootfall({
     FOOTFALL_DATA_DIR: join(root, 'data'),
-    FOOTFALL_SMTP_URL: `smtp://alerts:smtp-password@127.0.0.1:${smtpPort}`,
+    FOOTFALL_SMTP_URL: mail.url,
     FOOTFALL_MAIL_FROM: 'Footfall <alerts@footfall.example>',
     FOOTFALL_UNSAFE_OUTBOUND_ALLOW: `127.0.0.1:${receiverPort}`,
     FOOTFALL_UNSAFE_ALERT_SECONDS: '1',
     // nothing listens there yet: the off-site copy fails until the test starts the bucket
     FOOTFALL_BACKUP_S3: `http://S3RVER:S3RVER@127.0.0.1:${s3Port}/offsite/footfall?region=us-east-1`,
     FOOTFALL_RATES_URL: 'http://127.0.0.1:9/',
-    NODE_EXTRA_CA_CERTS: cert,
+    NODE_EXTRA_CA_CERTS: mail.cert,
   });
   const [setupLink] = await footfall.waitForOutput(/http:\/\/\S+\/setup\?token=[\w-]+/);
   owner = await createOwner({ footfall, setupLink: setupLink! });
@@ -128,7 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await footfall?.stop();
   await new Promise((r) => receiver?.close(r));
-  await new Promise((r) => smtp?.close(() => r(undefined)));
+  await mail?.close();
   await s3?.close();
 });
 
@@ -250,9 +204,9 @@ describe('alerts', () => {
       `${alerts}${site}/alerts/${email.id}/test`,
     );
     expect(sent).toMatchObject({ delivered: true, error: null });
-    expect(mails).toHaveLength(1);
-    expect(mails[0]).toMatchObject({ secure: true, user: 'alerts' });
-    const parsed = await simpleParser(mails[0]!.raw);
+    expect(mails()).toHaveLength(1);
+    expect(mails()[0]).toMatchObject({ secure: true, user: 'alerts' });
+    const parsed = await simpleParser(mails()[0]!.raw);
     expect(parsed.subject).toBe('Footfall: a test alert for shop.example');
     expect(parsed.from?.value[0]).toMatchObject({ name: 'Footfall', address: 'alerts@footfall.example' });
     expect(parsed.text).toContain('This is a test.');
@@ -310,7 +264,7 @@ describe('alerts', () => {
     const later = paid.slice(1).map((m) => (m.data as { amount_minor: number }).amount_minor);
     expect(later.reduce((a, b) => a + b, 0)).toBe(4000);
     await expect
-      .poll(() => mails.filter((m) => m.raw.includes('someone paid $49.00')).length, { timeout: 15_000 })
+      .poll(() => mails().filter((m) => m.raw.includes('someone paid $49.00')).length, { timeout: 15_000 })
       .toBe(1);
   });
 
@@ -338,7 +292,9 @@ describe('alerts', () => {
       })
       .toEqual(['started', 'cleared']);
     // the e-mail destination receives health too
-    await expect.poll(() => mails.filter((m) => /off-site/.test(m.raw)).length, { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(() => mails().filter((m) => /off-site/.test(m.raw)).length, { timeout: 15_000 })
+      .toBe(2);
   });
 
   it('never writes a destination URL or address into the logs', () => {
