@@ -1,4 +1,4 @@
-import { recordMilestone, shareMilestone, storeFavicon } from '@footfall/control';
+import { recordMilestone, shareMilestone, storeFavicon, unsubscribeToken } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_ACCESS, SHARE_READS } from '../../apps/query/src/auth/access.ts';
 import {
@@ -35,6 +35,9 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/account/two-step/setup': 'self',
   'POST /api/v1/account/two-step/confirm': 'self',
   'DELETE /api/v1/account/two-step': 'self',
+  'GET /api/v1/account/email-reports': 'self',
+  'PUT /api/v1/account/email-reports/:site': 'self',
+  'POST /api/v1/account/email-reports/:site/send': 'self',
   'GET /api/v1/people': 'owner',
   'POST /api/v1/people': 'owner',
   'PATCH /api/v1/people/:id': 'owner',
@@ -123,6 +126,8 @@ const EXPECTED: Record<string, Access> = {
   'DELETE /api/v1/sites/:site/milestones/:kind/:step/share': 'owner',
   'GET /m/:token': 'public',
   'GET /m/:token/card.png': 'public',
+  'GET /unsubscribe/:token': 'public',
+  'POST /unsubscribe/:token': 'public',
   'GET /_footfall/health': 'operator',
   'GET /_footfall/usage': 'operator',
 };
@@ -137,6 +142,8 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/account/two-step/setup': { password: WRONG },
   'POST /api/v1/account/two-step/confirm': { code: '123456' },
   'DELETE /api/v1/account/two-step': { password: WRONG, code: '123456' },
+  'PUT /api/v1/account/email-reports/:site': { weekly: true, monthly: false },
+  'POST /api/v1/account/email-reports/:site/send': { period: 'week' },
   'POST /api/v1/people': { email: 'new@example.com', role: 'owner' },
   'PATCH /api/v1/people/:id': { role: 'viewer' },
   'POST /api/v1/api-keys': { name: 'walk' },
@@ -221,6 +228,7 @@ let other: AccountsApp;
 let ids: { site: string; owner: string; viewer: string; key: string; connection: string; share: string };
 let shareToken: string;
 let milestoneToken: string;
+let unsubscribe: string;
 let shareCredential: string;
 let apiKey: string;
 let otherOwner: Agent;
@@ -290,6 +298,8 @@ beforeAll(async () => {
     day: '2026-02-28',
   })!;
   milestoneToken = shareMilestone(h.control, milestone.id, false).token!;
+  // the owner's weekly report link of the site, which they do not receive: following it stops nothing
+  unsubscribe = unsubscribeToken(h.control, ownerRow.id, site.site.id, 'weekly');
   ids = {
     site: site.site.id,
     owner: ownerRow.id,
@@ -322,7 +332,10 @@ function fillPath(key: string): string {
           : ids.owner;
   const filled = path
     .replace(':site', ids.site)
-    .replace(':token', path.startsWith('/m/') ? milestoneToken : shareToken)
+    .replace(
+      ':token',
+      path.startsWith('/m/') ? milestoneToken : path.startsWith('/unsubscribe/') ? unsubscribe : shareToken,
+    )
     .replace(':kind', 'visitors')
     .replace(':step', '100')
     .replace(':id', id)

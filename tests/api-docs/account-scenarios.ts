@@ -1,4 +1,7 @@
+import { unsubscribeToken } from '@footfall/control';
 import { expect } from 'vitest';
+import type { Alerts } from '../../apps/query/src/alerts/alerts.ts';
+import { EmailReports } from '../../apps/query/src/email-reports/run.ts';
 import { Agent, PASSWORD, SETUP_TOKEN, totp } from '../accounts/harness.ts';
 import type { DocumentedApp } from './documented-app.ts';
 
@@ -105,4 +108,46 @@ export async function twoStepFlow(h: DocumentedApp, owner: Agent) {
   expect((await off('wrong!', '123456')).status).toBe(400);
   h.clock.advance(31_000);
   expect((await off(newPassword, totp(secret, h.clock.now()))).status).toBe(204);
+}
+
+/**
+ * E-mail reports: the choices, "send me one now" (taken, refused by the mail server, and with no
+ * mail server), and the unsubscribe link's page and one-click POST. The mail server here is a
+ * recorder that refuses its second message; tests/alerts/email-reports.test.ts uses a real one.
+ */
+export async function emailReportsFlow(h: DocumentedApp, owner: Agent, site: string) {
+  const base = '/api/v1/account/email-reports';
+  const before = h.deps.alerts;
+  let taken = 0;
+  const sender = {
+    mailReady: true,
+    mail: async () => (++taken === 1 ? null : 'the mail server answered 550'),
+  };
+  h.deps.alerts = { mailReady: true, emailReports: new EmailReports(h.deps, sender) } as unknown as Alerts;
+  try {
+    expect((await h.call('GET', base, { agent: owner })).json()).toMatchObject({ mail_ready: true });
+    const chosen = await h.call('PUT', `${base}/${site}`, {
+      body: { weekly: true, monthly: true },
+      agent: owner,
+    });
+    expect(chosen.status).toBe(200);
+    expect((await h.call('PUT', `${base}/${site}`, { body: { weekly: 1 }, agent: owner })).status).toBe(400);
+    const send = () => h.call('POST', `${base}/${site}/send`, { body: { period: 'month' }, agent: owner });
+    expect((await send()).status).toBe(200);
+    expect((await send()).json()).toMatchObject({ code: 'mail_failed' });
+    const me = (await h.call('GET', '/api/v1/session', { agent: owner })).json<{ person: { id: string } }>();
+    const token = unsubscribeToken(h.control, me.person.id, site, 'weekly');
+    const page = { headers: { accept: 'text/html' } };
+    expect((await h.call('GET', `/unsubscribe/${token}`, page)).status).toBe(200);
+    expect((await h.call('POST', `/unsubscribe/${token}`, page)).status).toBe(200);
+    expect((await h.call('GET', `/unsubscribe/${token}x`, page)).status).toBe(404);
+    expect((await h.call('POST', `/unsubscribe/${token}x`)).status).toBe(404);
+    expect((await h.call('GET', base, { agent: owner })).json()).toMatchObject({
+      sites: [{ site, weekly: false, monthly: true }],
+    });
+    h.deps.alerts = undefined;
+    expect((await send()).json()).toMatchObject({ code: 'mail_not_configured' });
+  } finally {
+    h.deps.alerts = before;
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, PASSWORD } from '../accounts/harness.ts';
 import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
-import { sessionFlow, setupOwner, signIn, twoStepFlow } from './account-scenarios.ts';
+import { emailReportsFlow, sessionFlow, setupOwner, signIn, twoStepFlow } from './account-scenarios.ts';
 import { type CheckedContract, type DocumentedApp, documentedApp, loadContract } from './documented-app.ts';
 import { busy, rateLimited } from './limits.ts';
 import { liveStream, loadVisits, reportParameterErrors, reportReads } from './report-scenarios.ts';
@@ -145,6 +145,7 @@ describe('the query API answers as docs/openapi.yaml says', () => {
     await alertsFlow(h, owner(), ids.site, hooks.url);
     await sharesFlow(h, owner(), ids.site);
     await milestonesFlow(h, owner(), ids.site);
+    await emailReportsFlow(h, owner(), ids.site);
     await searchConsoleFlow(h, owner(), ids.site, google);
   });
 

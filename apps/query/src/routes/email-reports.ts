@@ -75,14 +75,14 @@ export function emailReportRoutes(deps: QueryDeps) {
       });
     })
     .put('/api/v1/account/email-reports/:site', async (c) => {
-      const body = await readJson(c, Choice);
       const { person, site } = await siteOf(c);
+      const body = await readJson(c, Choice);
       setEmailReportChoice(ctl, person.id, site.id, body, publicOrigin(c, deps.config.baseUrl));
       return c.json(line(site, emailReportChoices(ctl, person.id).get(site.id)));
     })
     .post('/api/v1/account/email-reports/:site/send', async (c) => {
-      const body = await readJson(c, SendNow);
       const { person, site } = await siteOf(c);
+      const body = await readJson(c, SendNow);
       const reports = deps.alerts?.emailReports;
       if (!reports || !deps.alerts?.mailReady) {
         throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
@@ -106,6 +106,10 @@ async function unsubscribePage(c: Context, deps: QueryDeps, stop: boolean) {
   const site = what && getSite(ctl, what.siteId);
   const person = what && (await getPerson(ctl, what.personId));
   if (!what || !site || !person || !(EMAIL_REPORT_KINDS as readonly string[]).includes(what.kind)) {
+    // a person following the link reads why; a program (a mail client's one-click POST) gets JSON
+    if (!/text\/html/.test(c.req.header('accept') ?? '')) {
+      throw new AppError('not_found', 'this unsubscribe link is not valid');
+    }
     return c.html(
       page('This link does not work', '<p>It was changed, or its site or account is gone.</p>'),
       404,
