@@ -52,7 +52,15 @@ export function setEmailReportChoice(
        ON CONFLICT (person_id, site_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
          origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END, updated_at = excluded.updated_at`,
     )
-    .run(personId, siteId, Number(choice.weekly), Number(choice.monthly), origin ?? '', ctl.now(), origin ?? null);
+    .run(
+      personId,
+      siteId,
+      Number(choice.weekly),
+      Number(choice.monthly),
+      origin ?? '',
+      ctl.now(),
+      origin ?? null,
+    );
 }
 
 /** Every choice of every person that receives something. */
@@ -60,7 +68,9 @@ export function emailReportSubscriptions(
   ctl: Pick<ControlDb, 'raw'>,
 ): { personId: string; siteId: string; weekly: boolean; monthly: boolean; origin: string }[] {
   const rows = ctl.raw
-    .prepare('SELECT person_id, site_id, weekly, monthly, origin FROM email_reports ORDER BY person_id, site_id')
+    .prepare(
+      'SELECT person_id, site_id, weekly, monthly, origin FROM email_reports ORDER BY person_id, site_id',
+    )
     .all() as { person_id: string; site_id: string; weekly: number; monthly: number; origin: string }[];
   return rows.map((r) => ({
     personId: r.person_id,
