@@ -33,6 +33,18 @@ export interface PageEngagement {
 
 const DAY = 86_400_000;
 
+/** `AND` the event's visit is one of the period's filtered visits (nothing without filters). */
+function inFilteredVisits(
+  input: { site: string; filters: readonly Filter[] },
+  at: { site: string; start: string; end: string },
+  p: Params,
+): string {
+  if (input.filters.length === 0) return '';
+  return `AND session_id IN (SELECT session_id FROM sessions
+    WHERE site = ${at.site} AND started_at >= ${at.start} AND started_at < ${at.end}
+      AND ${filterSql(input.filters, input.site, { start: at.start, end: at.end }, p)})`;
+}
+
 /** DuckDB's statement: rows of val (path), day (NULL for the period's), scroll (mean %), ms (mean ms). */
 export function buildPageEngagementQuery(input: PageEngagementInput) {
   const p = new Params();
@@ -40,12 +52,7 @@ export function buildPageEngagementQuery(input: PageEngagementInput) {
   const start = p.add(instant(input.plan.startMs));
   const end = p.add(instant(input.plan.endMs));
   const paths = input.paths.map((path) => p.add(path)).join(', ');
-  const filtered =
-    input.filters.length === 0
-      ? ''
-      : `AND session_id IN (SELECT session_id FROM sessions
-          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
-            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const filtered = inFilteredVisits(input, { site, start, end }, p);
   const day = `${localMsSql('visit_start', input.plan, p)} // ${DAY}`;
   const sets = input.daily ? '(val), (day, val)' : '(val)';
   const dayCol = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL';
@@ -98,12 +105,7 @@ export function buildHostnamesQuery(input: HostnamesInput) {
   const site = p.add(input.site);
   const start = p.add(instant(input.plan.startMs));
   const end = p.add(instant(input.plan.endMs));
-  const filtered =
-    input.filters.length === 0
-      ? ''
-      : `AND session_id IN (SELECT session_id FROM sessions
-          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
-            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const filtered = inFilteredVisits(input, { site, start, end }, p);
   const search = input.search === undefined ? '' : `AND contains(lower(host), lower(${p.add(input.search)}))`;
   return p.query(`SELECT host AS val, count(DISTINCT visitor_key)::DOUBLE AS visitors,
       count(DISTINCT session_id)::DOUBLE AS visits, count(*)::DOUBLE AS pageviews

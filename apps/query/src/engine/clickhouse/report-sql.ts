@@ -191,6 +191,18 @@ export function buildReportQuery(input: ReportSqlInput): { query: string; params
   return { query, params: p.values };
 }
 
+/** `AND` the event's visit is one of the period's filtered visits (nothing without filters). */
+function inFilteredVisits(
+  input: { site: string; filters: readonly Filter[] },
+  at: { site: string; start: string; end: string },
+  p: ChParams,
+): string {
+  if (input.filters.length === 0) return '';
+  return `AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM sessions FINAL
+    WHERE site = ${at.site} AND started_at >= ${at.start} AND started_at < ${at.end}
+      AND ${filterSql(input.filters, input.site, { start: at.start, end: at.end }, p)})`;
+}
+
 /**
  * Scroll depth and time on page on ClickHouse (page-engagement.ts: the same rows). Summed by sign
  * with no FINAL, as the pages above: a visit's engaged time is its `en` rows' ms times their
@@ -204,12 +216,7 @@ export function buildPageEngagementQuery(input: PageEngagementInput): {
   const site = p.add(input.site, 'String');
   const start = p.time(input.plan.startMs);
   const end = p.time(input.plan.endMs);
-  const filtered =
-    input.filters.length === 0
-      ? ''
-      : `AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM sessions FINAL
-          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
-            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const filtered = inFilteredVisits(input, { site, start, end }, p);
   const local = localMsSql('assumeNotNull(visit_start)', input.plan, p);
   const sets = input.daily ? '(val), (e_day, val)' : '(val)';
   const day = input.daily ? ifGrouped('e_day', 'toFloat64(e_day)') : 'CAST(NULL AS Nullable(Float64))';
@@ -238,12 +245,7 @@ export function buildHostnamesQuery(input: HostnamesInput): {
   const site = p.add(input.site, 'String');
   const start = p.time(input.plan.startMs);
   const end = p.time(input.plan.endMs);
-  const filtered =
-    input.filters.length === 0
-      ? ''
-      : `AND (visitor_key, assumeNotNull(visit_start)) IN (SELECT visitor_key, started_at FROM sessions FINAL
-          WHERE site = ${site} AND started_at >= ${start} AND started_at < ${end}
-            AND ${filterSql(input.filters, input.site, { start, end }, p)})`;
+  const filtered = inFilteredVisits(input, { site, start, end }, p);
   const search =
     input.search === undefined
       ? ''
