@@ -8,6 +8,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, R
 import type { AlertCounts } from './alerts/alerts.ts';
 import type { QueryDeps } from './deps.ts';
 import { dataUsage } from './disk.ts';
+import type { EmailReportCounts } from './email-reports/run.ts';
 import { disk } from './health-content.ts';
 import { gatewayMetrics } from './ingest-status.ts';
 
@@ -154,7 +155,13 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
     'Payment webhooks answered "retry later" because their connection has no signing secret yet',
     (g) => g.set(allConnections(deps.control).reduce((n, x) => n + x.waiting, 0)),
   );
-  const alertCounter = (name: string, help: string, read: (counts: AlertCounts) => Map<string, number>) =>
+  // e-mail reports count with the alerts, as kind `email_report` (they go through the same pass and mail server)
+  const alertCounter = (
+    name: string,
+    help: string,
+    read: (counts: AlertCounts) => Map<string, number>,
+    readReports: (counts: EmailReportCounts) => number,
+  ) =>
     new Counter({
       name,
       help,
@@ -168,22 +175,29 @@ export function queryMetrics(deps: QueryDeps): QueryMetrics {
           const [kind = '', channel = ''] = key.split('|');
           this.inc({ kind, channel }, n);
         }
+        const reports = deps.alerts?.emailReports.counts;
+        if (reports && readReports(reports) > 0) {
+          this.inc({ kind: 'email_report', channel: 'email' }, readReports(reports));
+        }
       },
     });
   alertCounter(
     'footfall_alerts_sent_total',
-    'Alerts delivered, by kind and channel (webhook, email)',
+    'Alerts delivered, by kind and channel (webhook, email); e-mail reports as kind email_report',
     (c) => c.sent,
+    (r) => r.sent,
   );
   alertCounter(
     'footfall_alert_attempts_failed_total',
     'Alert delivery attempts that failed (each retry counts), by kind and channel',
     (c) => c.attemptsFailed,
+    (r) => r.attemptsFailed,
   );
   alertCounter(
     'footfall_alerts_failed_total',
     'Alerts given up after their last retry, by kind and channel',
     (c) => c.givenUp,
+    (r) => r.givenUp,
   );
   new Counter({
     name: 'footfall_retention_deleted_total',

@@ -144,6 +144,8 @@ describe('e-mail reports', () => {
     await reports.tick();
     expect(sent.at(-1)?.subject).toBe('example.com: 4 visitors, November 2026');
     expect(sent.at(-1)?.text).toContain('Stop these monthly reports of example.com');
+    // /metrics counts them with the alerts (kind email_report)
+    expect(reports.counts).toEqual({ sent: 2, attemptsFailed: 1, givenUp: 0 });
   });
 
   it('send one now: the last finished week, not counted as its scheduled report', async () => {
