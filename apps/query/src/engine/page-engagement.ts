@@ -53,17 +53,19 @@ export function buildPageEngagementQuery(input: PageEngagementInput) {
   const end = p.add(instant(input.plan.endMs));
   const paths = input.paths.map((path) => p.add(path)).join(', ');
   const filtered = inFilteredVisits(input, { site, start, end }, p);
-  const day = `${localMsSql('visit_start', input.plan, p)} // ${DAY}`;
+  // a visit's local day only when day rows are asked for: the period's rows need no time zone work
+  const day = input.daily ? `${localMsSql('visit_start', input.plan, p)} // ${DAY}` : 'NULL::BIGINT';
   const sets = input.daily ? '(val), (day, val)' : '(val)';
   const dayCol = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL';
   return p.query(`SELECT val, ${dayCol}::DOUBLE AS day,
       avg(depth)::DOUBLE AS scroll, avg(ms)::DOUBLE AS ms
     FROM (
-      SELECT session_id, path AS val, ${day} AS day, max(scroll) AS depth, sum(engaged_ms) AS ms
-      FROM events
-      WHERE site = ${site} AND kind = 'en' AND visit_start >= ${start} AND visit_start < ${end}
-        AND path IN (${paths}) ${filtered}
-      GROUP BY session_id, path, day)
+      SELECT session_id, path AS val, ${input.daily ? 'day' : 'NULL::BIGINT AS day'}, max(scroll) AS depth,
+        sum(engaged_ms) AS ms
+      FROM (SELECT session_id, path, scroll, engaged_ms, ${day} AS day FROM events
+        WHERE site = ${site} AND kind = 'en' AND visit_start >= ${start} AND visit_start < ${end}
+          AND path IN (${paths}) ${filtered})
+      GROUP BY session_id, path${input.daily ? ', day' : ''})
     GROUP BY GROUPING SETS (${sets})`);
 }
 
