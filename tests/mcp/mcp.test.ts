@@ -308,6 +308,28 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(none.summary).toContain('no payment connection');
   });
 
+  it('applies a saved segment by its name, and names the segments there are for an unknown one', async () => {
+    await owner.call('POST', `/api/v1/sites/${shop}/segments`, {
+      name: 'From Hacker News',
+      filters: ['referrer:news.ycombinator.com'],
+      shared: true,
+    });
+    const client = await httpClient(keyAll);
+    const report = await call(client, 'get_report', { site: shop, segment: 'from hacker news' });
+    const { from, to } = report.data.period;
+    const fromApi = await api<Answer>(
+      keyAll,
+      `/api/v1/sites/${shop}/report?from=${from}&to=${to}&f=${encodeURIComponent('referrer:news.ycombinator.com')}`,
+    );
+    expect(report.data.kpis).toEqual(fromApi.kpis);
+    expect(report.data.kpis.visits).toBeGreaterThan(0);
+    const unknown = await call(client, 'get_report', { site: shop, segment: 'Paid' });
+    expect(unknown.result.isError).toBe(true);
+    expect(unknown.summary).toContain(
+      'no segment named "Paid" on this site; its segments are "From Hacker News"',
+    );
+  });
+
   it('shows a key limited to one site that site only, and says so for the other', async () => {
     const client = await httpClient(keyShop);
     const sites = await call(client, 'list_sites');

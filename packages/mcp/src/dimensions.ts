@@ -26,7 +26,8 @@ were viewed on, lower case without "www.", for a site that tracks subdomains).
 that viewed the page), event:<name> (visits with that custom event), hostname:<host> (visits with
 a pageview on that host), prop:<key>:<value> (visits
 with a custom event whose property has that value) and goal:<name> (visits that reached that goal;
-get_goals lists them). An empty value ("referrer:") matches visits without one.
+get_goals lists them). An empty value ("referrer:") matches visits without one. A tool's "segment"
+takes a saved segment by name: the filters people saved and shared under that name.
 
 ## Periods
 Days (YYYY-MM-DD) in the site's time zone, inclusive; by default the last 30 days. Compare with the

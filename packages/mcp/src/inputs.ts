@@ -23,6 +23,21 @@ export const period = {
     .describe(
       'filters "dimension:value", all must hold, e.g. ["channel:Organic Search", "country:DE", "page:/pricing"]; see the footfall://docs/dimensions resource',
     ),
+  segment: z
+    .string()
+    .min(1)
+    .max(120)
+    .optional()
+    .describe(
+      'a saved segment\'s name (a named set of filters people shared on the site, e.g. "Paid traffic from Germany"): its filters apply, with `filters` too; an unknown name answers the names there are',
+    ),
 };
 
-export type PeriodInput = { site: string; from?: string; to?: string; days?: number; filters?: string[] };
+export type PeriodInput = {
+  site: string;
+  from?: string;
+  to?: string;
+  days?: number;
+  filters?: string[];
+  segment?: string;
+};

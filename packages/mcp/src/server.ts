@@ -97,8 +97,26 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
       query.set('from', from);
       query.set('to', to);
     }
+    if (input.segment !== undefined) {
+      for (const f of await segmentFilters(input.site, input.segment)) query.append('f', f);
+    }
     for (const f of input.filters ?? []) query.append('f', f);
     return { query, site: s };
+  }
+
+  /** A saved segment's filters by its name (any case), from the segments the key may read. */
+  async function segmentFilters(siteId: string, name: string): Promise<string[]> {
+    const { segments } = (await get(`${siteBase(siteId)}/segments`)) as {
+      segments: { name: string; filters: string[] }[];
+    };
+    const found = segments.find((x) => x.name.toLowerCase() === name.trim().toLowerCase());
+    if (found) return found.filters;
+    const names = segments.map((x) => `"${x.name}"`).join(', ');
+    throw new FootfallApiError(
+      404,
+      'not_found',
+      `no segment named "${name}" on this site; ${names ? `its segments are ${names}` : 'it has no shared segment'}`,
+    );
   }
 
   /**
