@@ -92,4 +92,28 @@ describe('a report that refreshes itself', () => {
     expect(asked).toBe(0);
     await context.close();
   });
+
+  it('says so while received events wait to be loaded (after a restart or an outage)', async () => {
+    // a site with visits (the report, not the install screen), and everything received loaded
+    await postEvents(d, site, 'alive.localhost', [['reader-00003', '/', null]]);
+    await expect.poll(visitors).toBeGreaterThan(0);
+    const status = await owner.call<{ loading_events: number }>('GET', `/api/v1/sites/${site}/status`);
+    expect(status.loading_events).toBe(0);
+    const context = await personContext(d, { width: 360, dark: true });
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}`);
+    await page.locator('.top-stats').waitFor();
+    expect(await page.getByText('still loading').count()).toBe(0);
+    // the same answer with a backlog, as right after a restart with a long write-ahead log
+    await context.route(`**/api/v1/sites/${site}/status`, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), loading_events: 123_456 } });
+    });
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'still loading' }).textContent())
+      .toContain('Footfall is still loading 123,456 events it received earlier');
+    await context.close();
+  });
 });

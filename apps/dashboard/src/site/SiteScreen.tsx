@@ -5,6 +5,7 @@ import { lazyScreen } from '../components/lazy.tsx';
 import { ErrorNote, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { t as tc } from '../i18n/common.ts';
+import { formatNumber } from '../i18n/format.ts';
 import { t } from '../i18n/report.ts';
 import { navigate, route } from '../router.ts';
 import { isOwner } from '../session.ts';
@@ -59,6 +60,9 @@ function installWords(
   return t('homepageUnread', { detail: check.detail ?? t('noAnswer') });
 }
 
+/** From this many events received and not loaded yet, the report says it is catching up. */
+const CATCHING_UP_FROM = 5000;
+
 function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | undefined; live: boolean }) {
   const { site, status } = props;
   const quiet = status?.last_seen ? Date.now() - Date.parse(status.last_seen) : 0;
@@ -80,6 +84,11 @@ function SiteHead(props: { site: Schema<'Site'>; status: Schema<'SiteStatus'> | 
           )}
         </div>
       </div>
+      {status && status.loading_events >= CATCHING_UP_FROM && (
+        <p class="notice" role="status">
+          {t('catchingUp', { count: formatNumber(status.loading_events) })}
+        </p>
+      )}
       {(status?.state === 'stopped' || quiet > 2 * DAY_MS) && (
         <p class="notice" role="status">
           {status?.state === 'stopped' ? <strong>{t('trackingStopped')} </strong> : null}

@@ -154,6 +154,8 @@ export function siteReadRoutes(deps: QueryDeps, visited: Set<string> = new Set()
       const imported = importedRanges(deps.control, site.id);
       if (firstVisit !== null) visited.add(site.id);
       return c.json({
+        // received events the reports do not count yet (all sites': the log mixes them)
+        loading_events: await deps.analytics.tailer.liveLag(),
         state: siteState(firstVisit, lastSeen, check, deps.now()),
         first_day: firstVisit === null ? null : today(site.timezone, firstVisit),
         last_seen: lastSeen === null ? null : new Date(lastSeen).toISOString(),

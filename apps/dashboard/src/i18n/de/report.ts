@@ -121,6 +121,8 @@ export default {
     'Die tägliche Prüfung findet den Tracker auf der Startseite noch: Ein Blocker, eine defekte Seite oder fehlende Besucher könnten der Grund sein.',
   homepageUnread: 'Die tägliche Prüfung konnte die Startseite nicht lesen ({detail}).',
   noAnswer: 'keine Antwort',
+  catchingUp:
+    'Footfall lädt noch {count} früher empfangene Ereignisse (nach einem Neustart oder Ausfall): Diese Zahlen steigen, bis alles geladen ist. Laden Sie die Seite neu, um sie zu sehen.',
   nothingLost: 'Nichts Erfasstes geht verloren; der Bericht läuft mit dem nächsten Besuch weiter.',
   backToSites: 'Zurück zu den Websites',
   currentVisitors: { one: '{count} aktueller Besucher', other: '{count} aktuelle Besucher' },

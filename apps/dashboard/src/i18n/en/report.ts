@@ -124,6 +124,8 @@ export default {
     'The daily check still finds the tracker on the homepage: a blocker, a broken page or no visitors may be why.',
   homepageUnread: 'The daily check could not read the homepage ({detail}).',
   noAnswer: 'no answer',
+  catchingUp:
+    'Footfall is still loading {count} events it received earlier (after a restart or an outage): these numbers will grow until it has caught up. Reload the page to see them.',
   nothingLost: 'Nothing recorded is lost; the report picks up again with the next visit.',
   backToSites: 'Back to sites',
   currentVisitors: { one: '{count} current visitor', other: '{count} current visitors' },

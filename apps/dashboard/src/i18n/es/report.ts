@@ -126,6 +126,8 @@ export default {
     'La comprobación diaria sigue encontrando el rastreador en la página de inicio: puede deberse a un bloqueador, una página rota o la falta de visitantes.',
   homepageUnread: 'La comprobación diaria no pudo leer la página de inicio ({detail}).',
   noAnswer: 'sin respuesta',
+  catchingUp:
+    'Footfall aún está cargando {count} eventos recibidos antes (tras un reinicio o una caída): estas cifras subirán hasta que se ponga al día. Recarga la página para verlas.',
   nothingLost: 'No se pierde nada de lo registrado; el informe continúa con la próxima visita.',
   backToSites: 'Volver a los sitios',
   currentVisitors: {

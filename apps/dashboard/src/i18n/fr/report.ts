@@ -126,6 +126,8 @@ export default {
     'Le contrôle quotidien trouve toujours le traceur sur la page d’accueil : un bloqueur, une page cassée ou l’absence de visiteurs peut en être la cause.',
   homepageUnread: 'Le contrôle quotidien n’a pas pu lire la page d’accueil ({detail}).',
   noAnswer: 'pas de réponse',
+  catchingUp:
+    'Footfall charge encore {count} événements reçus plus tôt (après un redémarrage ou une panne) : ces chiffres augmenteront jusqu’à ce qu’il ait rattrapé son retard. Rechargez la page pour les voir.',
   nothingLost: 'Rien de ce qui a été enregistré n’est perdu ; le rapport reprend à la prochaine visite.',
   backToSites: 'Retour aux sites',
   currentVisitors: {
