@@ -97,8 +97,9 @@ describe('a report that refreshes itself', () => {
     // a site with visits (the report, not the install screen), and everything received loaded
     await postEvents(d, site, 'alive.localhost', [['reader-00003', '/', null]]);
     await expect.poll(visitors).toBeGreaterThan(0);
-    const status = await owner.call<{ loading_events: number }>('GET', `/api/v1/sites/${site}/status`);
-    expect(status.loading_events).toBe(0);
+    const loading = async () =>
+      (await owner.call<{ loading_events: number }>('GET', `/api/v1/sites/${site}/status`)).loading_events;
+    await expect.poll(loading).toBe(0);
     const context = await personContext(d, { width: 360, dark: true });
     const page = await context.newPage();
     await signIn(page);

@@ -1,0 +1,75 @@
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/footfall.ts';
+import { startMailServer, type TestMailServer } from '../support/smtp.ts';
+import {
+  type ApiSession,
+  accessibilityProblems,
+  addSite,
+  createOwner,
+  type Dashboard,
+  OWNER,
+  personContext,
+  screenshot,
+  signIn,
+  startDashboard,
+} from './harness.ts';
+
+/**
+ * E-mail reports as a person sets them up: Account, E-mail reports, tick the weekly report of a
+ * site (kept: the API and a reload say so), and "send me one now", which a real SMTP server
+ * receives; on a phone in dark mode, with no serious accessibility problem.
+ */
+describe('e-mail reports in the dashboard', () => {
+  let d: Dashboard;
+  let owner: ApiSession;
+  let site: string;
+  let mail: TestMailServer;
+  beforeAll(async () => {
+    mail = await startMailServer(tempDir('ff-dash-mail-'));
+    d = await startDashboard({
+      FOOTFALL_SMTP_URL: mail.url,
+      FOOTFALL_MAIL_FROM: 'Footfall <reports@footfall.example>',
+      NODE_EXTRA_CA_CERTS: mail.cert,
+    });
+    owner = await createOwner(d);
+    site = await addSite(owner, 'shop.localhost');
+  });
+  afterAll(async () => {
+    await d?.close();
+    await mail?.close();
+  });
+
+  it('keeps a ticked report and sends one now', async () => {
+    const context = await personContext(d, { width: 360, dark: true });
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto('/account');
+    const weekly = page.getByLabel('Weekly report of shop.localhost');
+    await weekly.check();
+    await expect
+      .poll(
+        async () =>
+          (await owner.call<{ sites: { weekly: boolean }[] }>('GET', '/api/v1/account/email-reports'))
+            .sites[0]?.weekly,
+      )
+      .toBe(true);
+    await page.reload();
+    expect(await page.getByLabel('Weekly report of shop.localhost').isChecked()).toBe(true);
+    expect(await page.getByLabel('Monthly report of shop.localhost').isChecked()).toBe(false);
+    // no note about a missing mail server: this one has one
+    expect(await page.getByText('no e-mail set up').count()).toBe(0);
+
+    await page.getByRole('button', { name: "Send me last week's report of shop.localhost" }).click();
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Sent to' }).textContent())
+      .toContain(`Sent to ${OWNER}`);
+    expect(mail.mails).toHaveLength(1);
+    const parsed = await simpleParser(mail.mails[0]!.raw);
+    expect(parsed.subject).toMatch(/^shop\.localhost: 0 visitors, /);
+    expect(parsed.text).toContain(`/sites/${site}?period=custom`);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'email-reports-360-dark');
+    await context.close();
+  });
+});
