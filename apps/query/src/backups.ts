@@ -137,7 +137,7 @@ export class Backups {
       const other = req.method === 'POST' ? this.#o.adminRoutes?.[path] : undefined;
       if (other) return other(req, res);
       if (req.method !== 'POST' || path !== '/backup')
-        return answer(404, { code: 'not_found', message: 'POST /backup or /import only' });
+        return answer(404, { code: 'not_found', message: 'POST /backup, /import or /export only' });
       this.run('manual').then(
         (run) =>
           answer(200, { file: run.file, bytes: run.bytes, manifest: run.manifest, offsite: run.offsite }),

@@ -3,6 +3,7 @@ export { createQueryApp } from './app.ts';
 export { ROUTE_ACCESS } from './auth/access.ts';
 export type { QueryDeps } from './deps.ts';
 export { CopyError, type CopySummary, copyToClickHouse } from './engine/clickhouse/copy.ts';
+export { exportOffline, type Manifest as ExportManifest } from './exports/site-export.ts';
 export { ImportFileError } from './imports/files.ts';
 export { importOffline } from './imports/offline.ts';
 export type { ImportSummary } from './imports/run.ts';

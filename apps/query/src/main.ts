@@ -34,6 +34,7 @@ import { CardPool } from './cards/pool.ts';
 import type { QueryDeps } from './deps.ts';
 import { createClickHouseEngine } from './engine/clickhouse/engine.ts';
 import { ExchangeRates } from './exchange-rates.ts';
+import { exportAdminRoute } from './exports/site-export.ts';
 import { importAdminRoute } from './imports/admin.ts';
 import { Imports } from './imports/imports.ts';
 import { PaymentsSync } from './payments-sync.ts';
@@ -216,7 +217,10 @@ export async function startQueryService(
       engine: analytics.engine,
       logger,
       now: Date.now,
-      adminRoutes: { '/import': importAdminRoute(imports) },
+      adminRoutes: {
+        '/import': importAdminRoute(imports),
+        '/export': exportAdminRoute(control, analytics.engine),
+      },
     }),
     paymentsSync: new PaymentsSync({
       control,

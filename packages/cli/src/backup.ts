@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Config } from '@footfall/config';
 import { dataPaths, footfallVersion, prepareInstance } from '@footfall/instance';
+import { askAdminSocket } from './admin-socket.ts';
 
 interface Io {
   out: (line: string) => void;
@@ -46,32 +46,9 @@ export async function runBackupCommand(args: string[], config: Config, io: Io): 
   return asked ? 0 : 2;
 }
 
-/** Asks the running query service over data/run/admin.sock; undefined when none answers there. */
-function askService(
-  socketPath: string,
-): Promise<{ status: number; body: Record<string, unknown> } | undefined> {
-  return new Promise((done, fail) => {
-    const req = request({ socketPath, method: 'POST', path: '/backup' }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          done({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch (error) {
-          fail(error);
-        }
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? done(undefined) : fail(error),
-    );
-    req.end();
-  });
-}
-
 async function backupNow(config: Config, io: Io): Promise<number> {
   const paths = dataPaths(config.dataDir);
-  const asked = await askService(join(paths.run, 'admin.sock'));
+  const asked = await askAdminSocket(join(paths.run, 'admin.sock'), '/backup');
   if (asked !== undefined) {
     if (asked.status !== 200) {
       io.err(`footfall backup: the backup failed: ${String(asked.body['message'])}`);

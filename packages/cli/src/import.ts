@@ -15,6 +15,7 @@ interface Io {
 export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folder> --site <site id> [--through YYYY-MM-DD]
        footfall import umami <folder | zip> --site <site id> [--website <Umami website id>] [--through YYYY-MM-DD]
        footfall import ga4 --site <site id> --property <GA4 property id> --key-file <key.json> --from YYYY-MM-DD --to YYYY-MM-DD
+       footfall import footfall <export folder> --site <site id> [--through YYYY-MM-DD]
 
   plausible  Plausible's CSV export (Site settings → Imports & Exports → Export, as downloaded:
              a zip, or the folder it was unpacked into), imported as daily aggregates apart from
@@ -26,6 +27,9 @@ export const IMPORT_HELP = `Usage: footfall import plausible <export.zip | folde
              with a service account's JSON key (a Viewer of the property; the key is used for this
              import only, never stored), a month at a time: stopped by the API's daily quota, it
              keeps its finished months, and the same command run again goes on from there.
+  footfall   a folder \`footfall export\` wrote (from this or another installation): its events
+             become the site's own, at their own times, and their visits are built again by the
+             same rules, so the reports are the same (docs/export.md).
 
   Days on or after the site's first day of its own data are skipped unless --through says how far
   to keep them (docs/imports.md). Runs through the running service (as \`footfall backup now\`
@@ -127,8 +131,10 @@ export async function runImport(args: string[], config: Config, io: Io): Promise
     io.out(IMPORT_HELP);
     return 0;
   }
-  if (source !== 'plausible' && source !== 'umami' && source !== 'ga4') {
-    io.err(`footfall import: "${source}" cannot be imported; plausible, umami and ga4 can\n\n${IMPORT_HELP}`);
+  if (source !== 'plausible' && source !== 'umami' && source !== 'ga4' && source !== 'footfall') {
+    io.err(
+      `footfall import: "${source}" cannot be imported; plausible, umami, ga4 and footfall can\n\n${IMPORT_HELP}`,
+    );
     return 2;
   }
   const day = /^\d{4}-\d{2}-\d{2}$/;

@@ -22,7 +22,8 @@ Usage: footfall <command>
   admin     add-user, reset-password, disable-2fa, open-backup (see footfall admin help)
   backup    now, list, restore <file> [--key-file <key>] (see footfall backup help)
   payments  list connections, sync [site] [days], reprocess <site> (see footfall payments help)
-  import    plausible <export.zip | folder> --site <id>: another tool's data (see footfall import help)
+  import    plausible|umami|ga4|footfall ... --site <id>: another tool's data (see footfall import help)
+  export    --site <id> [--format parquet|ndjson]: every stored event and visit (see footfall export --help)
   mcp       the read-only MCP server over stdio: footfall mcp --url <address> --key <API key>
   geo       update <dir> [--kind country|city]: refresh a shared FOOTFALL_GEO_DIR
   engine    copy --to clickhouse: copy this installation's DuckDB data into ClickHouse
@@ -105,6 +106,14 @@ export async function main(argv: string[]): Promise<void> {
             process.stderr.write(`${line}\n`);
           }
         },
+      });
+      return;
+    }
+    case 'export': {
+      const { runExport } = await import('./export.ts');
+      process.exitCode = await runExport(rest, config, {
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
       });
       return;
     }

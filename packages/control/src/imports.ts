@@ -7,8 +7,8 @@ import { randomId } from './tokens.ts';
  * written in chunks, and one a stop left `importing` is removed at the next start, so nothing
  * half-imported is ever read.
  */
-export type ImportSource = 'plausible' | 'ga4' | 'umami';
-/** Sources whose imports are daily aggregates in imported_days and imported_rows (Umami's are events). */
+export type ImportSource = 'plausible' | 'ga4' | 'umami' | 'footfall';
+/** Sources whose imports are daily aggregates in imported_days and imported_rows (Umami's and Footfall's are events). */
 const AGGREGATED = "('plausible', 'ga4')";
 
 export interface Import {

@@ -111,6 +111,7 @@ export function deferEngine(
     storage: read((e) => e.storage),
     crawlCounters: read((e) => e.crawlCounters),
     botCounters: read((e) => e.botCounters),
+    exportSite: later((e) => e.exportSite),
     deleteSite: later((e) => e.deleteSite),
     expire: later((e) => e.expire),
     snapshot: later((e) => e.snapshot),

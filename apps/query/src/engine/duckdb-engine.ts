@@ -44,6 +44,7 @@ import {
 } from './reads.ts';
 import { runBreakdown, runDailyVisitors, runReport } from './report.ts';
 import { createRollups, dropOtherZones, requestHistory } from './rollups.ts';
+import { exportSite } from './site-export.ts';
 import { readAssistants, readVitals } from './vitals.ts';
 import { holdWriter } from './writer-hold.ts';
 
@@ -280,6 +281,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         }),
       );
     },
+    exportSite: (q) => db.withConnection((c) => exportSite(c, q)),
     deleteSite: (site) => write(() => deleteSite(site)),
     expire: async (q) => {
       await opened; // the store is opened by work on the writer: not awaited inside it

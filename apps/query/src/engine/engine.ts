@@ -9,6 +9,7 @@ import type { Moments } from './moments-sql.ts';
 import type { WindowTotals } from './reads.ts';
 import type { Bucket, Filter, Period, ReportParams } from './report-params.ts';
 import type { BreakdownAnswer, BreakdownName, Report } from './report-types.ts';
+import type { ExportCounts, ExportQuery } from './site-export.ts';
 import type { AssistantRow, VitalsReport } from './vitals.ts';
 
 /**
@@ -128,6 +129,11 @@ export interface Engine {
    * whose every visit went (they come back as new visitors). Counters stay (retention.ts).
    */
   expire(q: { site: string; before: number }): Promise<Expired>;
+  /**
+   * Writes a site's stored events, visits and robot counters to files, as stored (`footfall
+   * export`, docs/export.md): each engine writes the same columns in the same order.
+   */
+  exportSite(q: ExportQuery): Promise<ExportCounts>;
   /** Removes every event, visit and counter of a site (stream positions stay). */
   deleteSite(site: string): Promise<void>;
   /**

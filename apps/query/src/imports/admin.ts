@@ -6,7 +6,7 @@ import { summaryJson } from '../routes/imports.ts';
 import type { Imports } from './imports.ts';
 
 const Request = v.strictObject({
-  source: v.picklist(['plausible', 'umami', 'ga4']),
+  source: v.picklist(['plausible', 'umami', 'ga4', 'footfall']),
   ga4: v.optional(
     v.strictObject({
       property: v.pipe(v.string(), v.maxLength(40)),

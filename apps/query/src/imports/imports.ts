@@ -3,7 +3,7 @@ import { createWriteStream, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ControlDb, getSite, removeUnfinishedImports } from '@footfall/control';
+import { type ControlDb, getSite, type ImportSource, removeUnfinishedImports } from '@footfall/control';
 import { AppError, type Logger } from '@footfall/http';
 import { ensurePrivateDir, type Instance } from '@footfall/instance';
 import type { Engine } from '../engine/engine.ts';
@@ -13,7 +13,7 @@ import { ImportFileError } from './files.ts';
 import { type ImportProgress, type ImportSummary, runImport } from './run.ts';
 
 export interface ImportRequest {
-  source: 'plausible' | 'umami' | 'ga4';
+  source: ImportSource;
   /** GA4: the property, the service account's key file (never stored) and the days */
   ga4?: { property: string; key: string; from: string; to: string } | undefined;
   siteId: string;

@@ -8,12 +8,14 @@ import {
   type Import,
   type ImportedDay,
   type ImportedRow,
+  type ImportSource,
   removeImport,
   type Site,
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import type { GoogleApi } from '../search-console.ts';
 import { exportFiles, ImportFileError } from './files.ts';
+import { importFootfall } from './footfall.ts';
 import { importGa4 } from './ga4.ts';
 import { plausibleTable, readPlausibleFile } from './plausible.ts';
 import { importUmami } from './umami.ts';
@@ -154,12 +156,13 @@ export function heldDays(control: ControlDb, siteId: string): Set<string> {
 }
 
 /**
- * Runs one import of either kind for a site whose first native day is known: Plausible's daily
- * aggregates into app.db, or Umami's events into a WAL stream the query service loads.
+ * Runs one import of any kind for a site whose first native day is known: Plausible's and GA4's
+ * daily aggregates into app.db, or Umami's and Footfall's events into a WAL stream the query
+ * service loads.
  */
 export async function runImport(
   r: {
-    source: 'plausible' | 'umami' | 'ga4';
+    source: ImportSource;
     /** GA4: the property, the service account's key file (never stored) and the days */
     ga4?: { property: string; key: string; from: string; to: string } | undefined;
     path: string;
@@ -212,6 +215,23 @@ export async function runImport(
       progress: r.progress,
       signal: r.signal,
     });
+  }
+  if (r.source === 'footfall') {
+    const f = await importFootfall({
+      control: o.control,
+      site: o.site,
+      path: r.path,
+      name: r.name,
+      personId: r.personId,
+      firstNativeDay: o.firstNativeDay,
+      through: r.through,
+      scratchRoot: o.paths.imports,
+      walRoot: o.paths.wal,
+      memoryLimit: o.memoryLimit,
+      progress: r.progress,
+      signal: r.signal,
+    });
+    return { ...f, ignored: [], days: 0 };
   }
   const u = await importUmami({
     control: o.control,

@@ -117,10 +117,10 @@ export function importRoutes(deps: QueryDeps) {
       const found = getImport(deps.control, c.req.param('id'));
       if (found === undefined || found.siteId !== site.id) throw new AppError('not_found', 'no such import');
       if (found.state === 'importing') throw new AppError('conflict', 'the import is still running');
-      if (found.source === 'umami') {
+      if (found.source === 'umami' || found.source === 'footfall') {
         throw new AppError(
           'conflict',
-          "events imported from Umami are the site's own events now: they are removed as other events are (retention, erasure)",
+          `events imported from ${found.source === 'umami' ? 'Umami' : 'a Footfall export'} are the site's own events now: they are removed as other events are (retention, erasure)`,
         );
       }
       removeImport(deps.control, found.id);

@@ -38,6 +38,7 @@ import {
   readVitalsCh,
 } from './period-reads.ts';
 import { clickhouseReportSource } from './reads.ts';
+import { exportSiteCh } from './site-export.ts';
 
 export interface ClickHouseEngineOptions {
   target: ClickHouseTarget;
@@ -199,6 +200,7 @@ function clickhouseEngine(
     moments: (q) => read(() => readMomentsCh(client, q, options(q))),
     crawlCounters: (q) => read(() => readCrawlCountersCh(client, q, {})),
     botCounters: (q) => read(() => readBotCountersCh(client, q, {})),
+    exportSite: (q) => read(() => exportSiteCh(client, q)),
     deleteSite: (site) =>
       write(async () => {
         for (const table of SITE_TABLES) {
