@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { startTestServer, type TestServer } from '@footfall/clickhouse-test-server';
 import { loadConfig } from '@footfall/config';
 import { createSite, openControlDb } from '@footfall/control';
@@ -73,16 +74,43 @@ const onClickHouse = () => ({
   FOOTFALL_CLICKHOUSE_URL: clickhouse.url,
 });
 
-/** Runs `footfall engine ...` without blocking this process, whose server answers ClickHouse. */
-const engineCommand = (args: string[], own: Record<string, string>) =>
+/** Runs `footfall ...` without blocking this process, whose server answers ClickHouse. */
+const command = (args: string[], own: Record<string, string>) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      [FOOTFALL_BIN, 'engine', ...args],
+      [FOOTFALL_BIN, ...args],
       { env: { PATH: process.env.PATH ?? '', ...own }, timeout: 120_000 },
       (error, stdout, stderr) => resolve({ status: error ? (error.code as number) : 0, stdout, stderr }),
     );
   });
+const engineCommand = (args: string[], own: Record<string, string>) => command(['engine', ...args], own);
+
+/** Every row of an export's newline-delimited JSON file, parsed. */
+const rowsOf = (folder: string, table: string) =>
+  readFileSync(join(root, folder, `${table}.ndjson`), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** What a Parquet export of events holds, summed by DuckDB. */
+async function parquetSums(folder: string) {
+  const instance = await DuckDBInstance.create(':memory:');
+  const c = await instance.connect();
+  try {
+    const reader = await c.runAndReadAll(
+      `SELECT count(*)::INTEGER AS events, count(DISTINCT visit_id)::INTEGER AS visits,
+         sum(engaged_ms)::DOUBLE AS engaged, count(DISTINCT visitor)::INTEGER AS visitors,
+         min(epoch_ms(ts))::DOUBLE AS first
+       FROM read_parquet($1)`,
+      [join(root, folder, 'events.parquet')],
+    );
+    return reader.getRowObjectsJS()[0];
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+}
 
 /** The last 60 days' report of the site, as the API answers it once the engine is open. */
 async function report(url: string): Promise<Record<string, unknown>> {
@@ -102,6 +130,13 @@ describe('footfall engine copy --to clickhouse', () => {
   it('moves a DuckDB installation to ClickHouse with the same numbers', async () => {
     const duck = await startFootfall(env);
     const before = await report(duck.url);
+    for (const format of ['ndjson', 'parquet']) {
+      const exported = await command(
+        ['export', '--site', site, '--format', format, '--out', join(root, `duckdb-${format}`)],
+        env,
+      );
+      expect(exported.status, exported.stderr).toBe(0);
+    }
     await duck.stop();
     expect((before['kpis'] as { pageviews: number }).pageviews).toBeGreaterThan(1_000);
 
@@ -124,6 +159,19 @@ describe('footfall engine copy --to clickhouse', () => {
       const after = await report(ch.url);
       for (const key of ['kpis', 'compare', 'chart', 'breakdowns', 'daily'])
         expect(after[key], key).toEqual(before[key]);
+      // footfall export on ClickHouse writes what it wrote on DuckDB, row for row
+      for (const format of ['ndjson', 'parquet']) {
+        const exported = await command(
+          ['export', '--site', site, '--format', format, '--out', join(root, `clickhouse-${format}`)],
+          onClickHouse(),
+        );
+        expect(exported.status, exported.stderr).toBe(0);
+      }
+      for (const table of ['events', 'visits', 'robots']) {
+        expect(rowsOf('clickhouse-ndjson', table), table).toEqual(rowsOf('duckdb-ndjson', table));
+      }
+      expect(rowsOf('duckdb-ndjson', 'events').length).toBeGreaterThan(1_000);
+      expect(await parquetSums('clickhouse-parquet')).toEqual(await parquetSums('duckdb-parquet'));
       const running = await engineCommand(['copy', '--to', 'clickhouse'], onClickHouse());
       expect(running.status).toBe(1);
       expect(running.stderr).toContain('stop Footfall first');

@@ -110,6 +110,8 @@ function failureOf(e: unknown): ClickHouseFailure {
 const literal = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 const STREAMABLE = /^\s*(\(\s*)*(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS|EXPLAIN)\b/i;
+/** Formats that are one file, not rows: chdb's stream gives each chunk as a file of its own. */
+const WHOLE_FILE = /\bFORMAT\s+(Parquet|Arrow|ORC|Avro)\s*;?\s*$/i;
 
 /**
  * Starts the server; resolves once it listens.
@@ -188,7 +190,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       };
       if (gzip) headers['Content-Encoding'] = 'gzip';
       let body: Buffer;
-      if (STREAMABLE.test(sql)) {
+      if (STREAMABLE.test(sql) && !WHOLE_FILE.test(sql)) {
         const chunks: Buffer[] = [];
         let rows = 0;
         for await (const chunk of session.queryStream(sql, { format, signal: gone })) {
