@@ -9,6 +9,8 @@ import { t } from '../i18n/siteSettings.ts';
 const day = (d: string) => formatDate(`${d}T00:00:00Z`, 'UTC');
 const TOOLS = { plausible: 'Plausible', umami: 'Umami', ga4: 'Google Analytics 4' } as const;
 type Source = keyof typeof TOOLS;
+/** Where a listed import came from: the tools above, or another Footfall (`footfall import footfall`) */
+const SOURCES: Record<Schema<'Import'>['source'], string> = { ...TOOLS, footfall: 'Footfall' };
 
 /** What an import kept: its days, or that it kept none. */
 function kept(i: Schema<'Import'>): string {
@@ -196,14 +198,14 @@ export function ImportSettings({ site }: { site: string }) {
           {imports.map((i) => (
             <li key={i.id}>
               <div>
-                <strong>{i.name}</strong> <span class="muted">{TOOLS[i.source]}</span>
+                <strong>{i.name}</strong> <span class="muted">{SOURCES[i.source]}</span>
                 <div>{i.state === 'importing' ? t('importRunning') : kept(i)}</div>
                 <div class="muted">
                   {t('importRows', { read: formatNumber(i.rows_read), at: formatDateTime(i.created_at) })}{' '}
                   {skipped(i.skipped).join(' ')}
                 </div>
               </div>
-              {i.state === 'done' && i.source !== 'umami' && (
+              {i.state === 'done' && (i.source === 'plausible' || i.source === 'ga4') && (
                 <ConfirmAction
                   ask={t('deleteImport')}
                   askLabel={t('deleteImportOf', { name: i.name })}
