@@ -298,6 +298,10 @@ describe('the ingest gateway answers as docs/openapi.yaml says', () => {
     expect(vitals.status).toBe(200);
     expect(vitals.headers.get('etag')).not.toBe(etag);
     expect((await send('GET', `/js/${gw.site.id}.js?variant=huge`)).status).toBe(400);
+    const forms = await send('GET', `/js/${gw.site.id}.js?variant=vitals&addons=forms`);
+    expect(forms.status).toBe(200);
+    expect(forms.headers.get('etag')).not.toBe(vitals.headers.get('etag'));
+    expect((await send('GET', `/js/${gw.site.id}.js?addons=forms,paddle`)).status).toBe(400);
   });
 
   it('answers for a query service that is down with a documented 503 and Retry-After', async () => {

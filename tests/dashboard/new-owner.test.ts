@@ -50,8 +50,13 @@ describe('a new owner, from the printed setup link', () => {
     await page.getByRole('button', { name: 'Copy the tag' }).click();
     const tag = await page.evaluate(() => navigator.clipboard.readText());
     expect(tag).toMatch(/^<script defer src="http:\/\/127\.0\.0\.1:\d+\/js\/[a-z2-9]{10}\.js"><\/script>$/);
+    // with form submissions counted too: the forms add-on (packages/tracker/README.md)
+    await page.getByRole('checkbox', { name: /Count form submissions too/ }).check();
+    await page.getByRole('button', { name: 'Copy the tag' }).click();
+    const withForms = await page.evaluate(() => navigator.clipboard.readText());
+    expect(withForms).toBe(tag.replace('.js"', '.js?addons=forms"'));
     await screenshot(page, 'new-owner-install');
-    for (const path of ['/', '/pricing', '/docs']) d.pages.set(path, sitePage(tag, path));
+    for (const path of ['/', '/pricing', '/docs']) d.pages.set(path, sitePage(withForms, path));
 
     // the first visit turns the install screen into the dashboard by itself
     const first = await visitSite(d, `${shop}/pricing`, { keepOpen: true });

@@ -197,3 +197,59 @@ describe('custom events', () => {
     ]);
   });
 });
+
+describe('the forms add-on (?addons=forms)', () => {
+  it('stores form submissions by the form id or name, never a field, and class-marked clicks; only when the tag asks', async () => {
+    const forms = `${scriptUrl(suite)}?addons=forms`;
+    const body = `<form id="signup" action="/forms/thanks" method="get"><input name="email" id="email" required>
+            <button id="send">Sign up</button></form>
+          <form name="search-box" id="" onsubmit="event.preventDefault()"><input name="q" id="q"><button id="find">Go</button></form>
+          <form class="footfall-event-name=Newsletter footfall-event-list=weekly" onsubmit="event.preventDefault()">
+            <button id="subscribe">Subscribe</button></form>
+          <button id="demo" class="btn footfall-event-name=Book+demo footfall-event-plan=team"><b id="demo-inner">Book</b></button>`;
+    suite.pages.set('/forms', pageHtml(forms, { body }));
+    suite.pages.set('/forms/thanks', pageHtml(forms));
+    const { page, traffic } = await open('/forms');
+    // the browser's own checks stop an empty required field: no submission, nothing sent
+    await page.click('#send');
+    await page.fill('#q', 'secret search words');
+    await page.click('#find');
+    await page.click('#subscribe');
+    await page.click('#demo-inner');
+    await page.fill('#email', 'person@example.org');
+    await Promise.all([page.waitForURL(/\/forms\/thanks/), page.click('#send')]);
+    const stored = await waitForStored(suite, '/forms', (events) => kinds(events, 'ev').length === 4);
+    expect(inSentOrder(kinds(stored, 'ev'), traffic).map((e) => [e.path, e.name, e.props])).toEqual([
+      ['/forms', 'Form Submit', { form: 'search-box' }],
+      ['/forms', 'Newsletter', { list: 'weekly' }],
+      ['/forms', 'Book demo', { plan: 'team' }],
+      ['/forms', 'Form Submit', { form: 'signup' }],
+    ]);
+    // what a person typed never leaves the page
+    const sent = JSON.stringify(traffic.attempts().map((a) => a.event));
+    expect(sent).not.toContain('person@example.org');
+    expect(sent).not.toContain('secret search words');
+    const report = await suite.stack.report(siteId(suite), ['page:/forms']);
+    expect(report.breakdowns.events.map((row) => [row.value, row.events])).toEqual([
+      ['Book demo', 1],
+      ['Form Submit', 2],
+      ['Newsletter', 1],
+    ]);
+
+    // without ?addons=forms the same page sends no form submission (a marked click neither)
+    suite.pages.set('/plain-forms', pageHtml(scriptUrl(suite), { body }));
+    await current?.context.close();
+    const plain = await open('/plain-forms');
+    await plain.page.fill('#q', 'x');
+    await plain.page.click('#find');
+    await plain.page.click('#demo');
+    await plain.page.evaluate(() => window.footfall('event', 'Marker'));
+    const only = await waitForStored(suite, '/plain-forms', (events) =>
+      events.some((e) => e.name === 'Marker'),
+    );
+    expect(kinds(only, 'ev').map((e) => e.name)).toEqual(['Marker']);
+    const refused = await fetch(`${scriptUrl(suite)}?addons=paddle`);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'invalid_parameter', field: 'addons' });
+  });
+});

@@ -8,6 +8,7 @@ export {
   measuredOptions,
   PLACEHOLDERS,
   sizeOf,
+  TAG_ADDONS,
   TRACKER_ADDONS,
   TRACKER_BUDGETS,
   TRACKER_BUILDS,

@@ -54,13 +54,16 @@ export const TRACKER_BUDGETS: Record<TrackerBuild, number> = {
 };
 
 /**
- * Add-ons: small scripts appended to a site's tracker when the site needs them (the gateway
- * decides): `paddle` for a site with a Paddle connection (browser/paddle.ts). Each has a budget of
- * its own, in gzipped bytes it adds to the script.
+ * Add-ons: small scripts appended to a site's tracker: `paddle` for a site with a Paddle connection
+ * (the gateway decides; browser/paddle.ts), `forms` when the tag asks for it with `?addons=forms`
+ * (form submissions and class-marked clicks as events; browser/forms.ts). Each has a budget of its
+ * own, in gzipped bytes it adds to the script.
  */
-export const TRACKER_ADDONS = ['paddle'] as const;
+export const TRACKER_ADDONS = ['paddle', 'forms'] as const;
 export type TrackerAddon = (typeof TRACKER_ADDONS)[number];
-export const ADDON_BUDGETS: Record<TrackerAddon, number> = { paddle: 200 };
+export const ADDON_BUDGETS: Record<TrackerAddon, number> = { paddle: 200, forms: 300 };
+/** The add-ons a tag may ask for with `?addons=` (comma-separated). */
+export const TAG_ADDONS = ['forms'] as const satisfies readonly TrackerAddon[];
 
 /** Placeholders in every build, replaced by renderTracker() with literals. */
 export const PLACEHOLDERS = {

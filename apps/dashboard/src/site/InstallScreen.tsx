@@ -10,8 +10,9 @@ import { rangeLabel } from './period.ts';
 import { useLive } from './use-live.ts';
 
 /** The tag for the `<head>` of every page of the site, from this Footfall's own address. */
-export function scriptTag(site: string): string {
-  return `<script defer src="${window.location.origin}/js/${site}.js"></script>`; // not text
+export function scriptTag(site: string, forms = false): string {
+  const addons = forms ? '?addons=forms' : ''; // not text
+  return `<script defer src="${window.location.origin}/js/${site}.js${addons}"></script>`; // not text
 }
 
 /**
@@ -26,6 +27,7 @@ export function InstallScreen(props: {
 }) {
   const { site } = props;
   const [checks, setChecks] = useState(0);
+  const [forms, setForms] = useState(false);
   const mode = useLive(site.id, {
     onVisits: props.onArrived,
     onPoll: () => {
@@ -33,7 +35,7 @@ export function InstallScreen(props: {
       props.onArrived();
     },
   });
-  const tag = scriptTag(site.id);
+  const tag = scriptTag(site.id, forms);
   return (
     <main class="page install" id="main" tabIndex={-1}>
       <div class="page-head">
@@ -68,6 +70,10 @@ export function InstallScreen(props: {
         <code class="code-box" id="script-tag">
           {tag}
         </code>
+        <label class="check">
+          <input type="checkbox" checked={forms} onChange={(e) => setForms(e.currentTarget.checked)} />{' '}
+          {t('countForms')}
+        </label>
         <div class="row">
           <CopyButton text={tag} label={t('copyTag')} />
           <span class="muted">{t('tagAbout')}</span>

@@ -1,5 +1,11 @@
 import { AppError } from '@footfall/http';
-import { renderTracker, TRACKER_VARIANTS, type TrackerVariant } from '@footfall/tracker';
+import {
+  renderTracker,
+  TAG_ADDONS,
+  TRACKER_VARIANTS,
+  type TrackerAddon,
+  type TrackerVariant,
+} from '@footfall/tracker';
 import { Hono } from 'hono';
 import type { IngestDeps } from '../deps.ts';
 
@@ -8,7 +14,8 @@ import type { IngestDeps } from '../deps.ts';
  * `data-site`. Cached by browsers and CDNs for an hour and revalidated with its ETag.
  * `?variant=vitals` serves the build that also reports Core Web Vitals. A site with the consent
  * bar on gets the consent build of the variant asked for, with its bar's text and colours; one
- * with a Paddle connection gets the Paddle.js add-on after it (packages/tracker/src/browser/paddle.ts).
+ * with a Paddle connection gets the Paddle.js add-on after it (packages/tracker/src/browser/paddle.ts);
+ * `?addons=forms` adds form submissions and class-marked clicks (browser/forms.ts).
  */
 export function scriptRoutes(deps: Pick<IngestDeps, 'sites'>) {
   const rendered = new Map<string, { code: string; etag: string }>();
@@ -23,13 +30,27 @@ export function scriptRoutes(deps: Pick<IngestDeps, 'sites'>) {
         field: 'variant',
       });
     }
+    const asked = (c.req.query('addons') ?? '').split(',').filter((a) => a !== '');
+    const unknown = asked.find((a) => !(TAG_ADDONS as readonly string[]).includes(a));
+    if (unknown !== undefined) {
+      throw new AppError(
+        'invalid_parameter',
+        `addons: "${unknown}" is none; a tag may ask for ${TAG_ADDONS.join(', ')}`,
+        {
+          field: 'addons',
+        },
+      );
+    }
     const { consentBar } = site;
     // Everything the script depends on is in the key, so a changed setting (seen by the site cache
     // within its 2 s) renders a new script with a new ETag.
     const bar = consentBar
       ? JSON.stringify([consentBar.text, consentBar.background, consentBar.foreground])
       : '';
-    const addons = site.paddle ? (['paddle'] as const) : [];
+    const addons: TrackerAddon[] = [
+      ...(site.paddle ? (['paddle'] as const) : []),
+      ...TAG_ADDONS.filter((a) => asked.includes(a)),
+    ];
     const cacheKey = `${site.id}:${site.cookieless ? 1 : 0}:${variant}:${bar}:${addons.join()}`;
     let script = rendered.get(cacheKey);
     if (script === undefined) {

@@ -163,6 +163,8 @@ export default {
   addAnotherSite: 'Weitere Website hinzufügen',
   putTag: '1. Fügen Sie dieses Tag in den <head> jeder Seite ein',
   copyTag: 'Tag kopieren',
+  countForms:
+    'Auch abgeschickte Formulare zählen: die ID oder der Name des Formulars, nie das Eingegebene (ein paar hundert Bytes mehr)',
   tagAbout:
     'Es ist gzip-komprimiert etwa 2 KB groß, setzt auf cookielosen Websites kein Cookie und folgt Seitenwechseln in Single-Page-Apps.',
   openPage: '2. Öffnen Sie eine Seite Ihrer Website',

@@ -168,6 +168,8 @@ export default {
   addAnotherSite: 'Add another site',
   putTag: '1. Put this tag in the <head> of every page',
   copyTag: 'Copy the tag',
+  countForms:
+    "Count form submissions too: the form's id or name, never what was typed (a few hundred bytes more)",
   tagAbout:
     'It is about 2 KB gzipped, sets no cookie on cookieless sites, and follows page changes of single-page apps.',
   openPage: '2. Open a page of your site',

@@ -177,6 +177,8 @@ export default {
   addAnotherSite: 'Añadir otro sitio',
   putTag: '1. Pon esta etiqueta en el <head> de cada página',
   copyTag: 'Copiar la etiqueta',
+  countForms:
+    'Contar también los formularios enviados: el id o el nombre del formulario, nunca lo escrito (unos cientos de bytes más)',
   tagAbout:
     'Pesa unos 2 KB comprimida con gzip, no pone ninguna cookie en los sitios sin cookies y sigue los cambios de página de las aplicaciones de una sola página.',
   openPage: '2. Abre una página de tu sitio',

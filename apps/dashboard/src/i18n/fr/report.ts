@@ -174,6 +174,8 @@ export default {
   addAnotherSite: 'Ajouter un autre site',
   putTag: '1. Placez cette balise dans le <head> de chaque page',
   copyTag: 'Copier la balise',
+  countForms:
+    'Compter aussi les formulaires envoyés : l’identifiant ou le nom du formulaire, jamais ce qui a été saisi (quelques centaines d’octets de plus)',
   tagAbout:
     'Elle pèse environ 2 Ko compressée, ne dépose aucun cookie sur les sites sans cookies et suit les changements de page des applications monopage.',
   openPage: '2. Ouvrez une page de votre site',
