@@ -21,9 +21,10 @@ const marked = (el: Element | null | undefined): [string, Record<string, string>
   const props: Record<string, string> = {};
   for (const c of el?.classList ?? []) {
     const m = MARK.exec(c);
-    const value = m?.[2]!.replace(/\+/g, ' ');
-    if (m?.[1] === 'name') name = value;
-    else if (m) props[m[1]!] = value!;
+    if (!m) continue;
+    const value = m[2]!.replace(/\+/g, ' ');
+    if (m[1] === 'name') name = value;
+    else props[m[1]!] = value;
   }
   return name ? [name, props] : undefined;
 };
