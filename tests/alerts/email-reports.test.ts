@@ -56,10 +56,10 @@ describe('e-mail reports', () => {
     expect(contract.validate('#/components/schemas/EmailReportList', list)).toEqual([]);
     expect(list).toEqual({
       mail_ready: true,
-      sites: [{ site, domain: 'shop.example', weekly: false, monthly: false }],
+      sites: [{ site, domain: 'shop.example', weekly: false, monthly: false, language: 'en' }],
     });
     const chosen = await owner.call('PUT', `${BASE}/${site}`, { weekly: true, monthly: false });
-    expect(chosen).toEqual({ site, domain: 'shop.example', weekly: true, monthly: false });
+    expect(chosen).toEqual({ site, domain: 'shop.example', weekly: true, monthly: false, language: 'en' });
     expect((await owner.call<{ sites: unknown[] }>('GET', BASE)).sites).toEqual([chosen]);
     expect(
       await refusal(owner.call('PUT', `${BASE}/${site}`, { weekly: 'yes', monthly: false })),
@@ -92,7 +92,8 @@ describe('e-mail reports', () => {
     expect(parsed.text).toContain('Your weekly report of shop.example');
     expect(parsed.text).toMatch(/^Visitors\s+0\s+no change$/m);
     // the HTML shows the attached chart (mailparser turns its cid: into the image's data)
-    expect(mail.mails[0]!.raw).toContain('src=3D"cid:chart@footfall"');
+    // (quoted-printable: its soft line breaks joined first)
+    expect(mail.mails[0]!.raw.replace(/=\r\n/g, '')).toContain('src=3D"cid:chart@footfall"');
     expect(parsed.html).toContain('alt="Visitors per day,');
     const png = parsed.attachments.find((a) => a.cid === 'chart@footfall');
     expect(png?.contentType).toBe('image/png');
@@ -120,12 +121,42 @@ describe('e-mail reports', () => {
     expect(stopped.status).toBe(200);
     expect(await stopped.text()).toContain('no longer receives the weekly report of shop.example');
     expect((await owner.call<{ sites: unknown[] }>('GET', BASE)).sites).toEqual([
-      { site, domain: 'shop.example', weekly: false, monthly: false },
+      { site, domain: 'shop.example', weekly: false, monthly: false, language: 'en' },
     ]);
     // a changed token is refused
     const forged = await fetch(
       link!.replace(/weekly\.[0-9a-f]+$/, 'monthly.0123456789abcdef0123456789abcdef'),
     );
     expect(forged.status).toBe(404);
+  });
+
+  it("writes the report and its unsubscribe page in the person's language", async () => {
+    const chosen = await owner.call('PUT', `${BASE}/${site}`, {
+      weekly: true,
+      monthly: false,
+      language: 'fr',
+    });
+    expect(chosen).toMatchObject({ weekly: true, language: 'fr' });
+    expect(
+      await refusal(owner.call('PUT', `${BASE}/${site}`, { weekly: true, monthly: false, language: 'xx' })),
+    ).toMatchObject({ status: 400 });
+    const before = mail.mails.length;
+    await owner.call('POST', `${BASE}/${site}/send`, { period: 'week' });
+    const parsed = await simpleParser(mail.mails[before]!.raw);
+    expect(parsed.subject).toMatch(/^shop\.example : 0 visiteurs, \d+/);
+    expect(parsed.text).toContain('Votre rapport hebdomadaire de shop.example :');
+    expect(parsed.text).toMatch(/^Visiteurs\s+0\s+inchangé$/m);
+    expect(parsed.html).toContain('<html lang="fr">');
+    const link = /(http:\/\/\S+\/unsubscribe\/\S+)/.exec(parsed.text ?? '')?.[1];
+    const page = await (await fetch(link!, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('<html lang="fr">');
+    expect(page).toContain('Ne plus envoyer le rapport hebdomadaire de shop.example à owner@example.com ?');
+    expect(page).toContain('Se désabonner</button>');
+    // a send asking for another language writes that one, and keeps the choice as it was
+    await owner.call('POST', `${BASE}/${site}/send`, { period: 'month', language: 'es' });
+    expect((await simpleParser(mail.mails[before + 1]!.raw)).subject).toMatch(
+      /^shop\.example: 0 visitantes, /,
+    );
+    expect((await owner.call<{ sites: { language: string }[] }>('GET', BASE)).sites[0]?.language).toBe('fr');
   });
 });

@@ -17,6 +17,12 @@ export interface EmailReportChoice {
   monthly: boolean;
 }
 
+/** The languages a report is written in (the dashboard's); English unless the person chose another. */
+export const REPORT_LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
+export type ReportLanguage = (typeof REPORT_LANGUAGES)[number];
+const languageOf = (value: string): ReportLanguage =>
+  (REPORT_LANGUAGES as readonly string[]).includes(value) ? (value as ReportLanguage) : 'en';
+
 /** Sent and given-up rows are kept this long after they are done (their keys keep a period from going twice). */
 const DONE_KEPT_MS = 400 * 24 * 60 * 60_000;
 
@@ -24,16 +30,22 @@ const DONE_KEPT_MS = 400 * 24 * 60 * 60_000;
 export function emailReportChoices(
   ctl: Pick<ControlDb, 'raw'>,
   personId: string,
-): Map<string, EmailReportChoice> {
+): Map<string, EmailReportChoice & { language: ReportLanguage }> {
   const rows = ctl.raw
-    .prepare('SELECT site_id, weekly, monthly FROM email_reports WHERE person_id = ?')
-    .all(personId) as { site_id: string; weekly: number; monthly: number }[];
-  return new Map(rows.map((r) => [r.site_id, { weekly: r.weekly === 1, monthly: r.monthly === 1 }]));
+    .prepare('SELECT site_id, weekly, monthly, language FROM email_reports WHERE person_id = ?')
+    .all(personId) as { site_id: string; weekly: number; monthly: number; language: string }[];
+  return new Map(
+    rows.map((r) => [
+      r.site_id,
+      { weekly: r.weekly === 1, monthly: r.monthly === 1, language: languageOf(r.language) },
+    ]),
+  );
 }
 
 /**
  * Stores one person's choice for one site (a row with both off is removed); `origin` is the
- * address they chose it at (the e-mail's links when FOOTFALL_BASE_URL is not set).
+ * address they chose it at (the e-mail's links when FOOTFALL_BASE_URL is not set), `language` the
+ * one its e-mails are written in (kept when not given).
  */
 export function setEmailReportChoice(
   ctl: Pick<ControlDb, 'raw' | 'now'>,
@@ -41,6 +53,7 @@ export function setEmailReportChoice(
   siteId: string,
   choice: EmailReportChoice,
   origin?: string,
+  language?: ReportLanguage,
 ): void {
   if (!choice.weekly && !choice.monthly) {
     ctl.raw.prepare('DELETE FROM email_reports WHERE person_id = ? AND site_id = ?').run(personId, siteId);
@@ -48,9 +61,11 @@ export function setEmailReportChoice(
   }
   ctl.raw
     .prepare(
-      `INSERT INTO email_reports (person_id, site_id, weekly, monthly, origin, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO email_reports (person_id, site_id, weekly, monthly, origin, language, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (person_id, site_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
-         origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END, updated_at = excluded.updated_at`,
+         origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END,
+         language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END, updated_at = excluded.updated_at`,
     )
     .run(
       personId,
@@ -58,26 +73,41 @@ export function setEmailReportChoice(
       Number(choice.weekly),
       Number(choice.monthly),
       origin ?? '',
+      language ?? 'en',
       ctl.now(),
       origin ?? null,
+      language ?? null,
     );
 }
 
 /** Every choice of every person that receives something. */
-export function emailReportSubscriptions(
-  ctl: Pick<ControlDb, 'raw'>,
-): { personId: string; siteId: string; weekly: boolean; monthly: boolean; origin: string }[] {
+export function emailReportSubscriptions(ctl: Pick<ControlDb, 'raw'>): {
+  personId: string;
+  siteId: string;
+  weekly: boolean;
+  monthly: boolean;
+  origin: string;
+  language: ReportLanguage;
+}[] {
   const rows = ctl.raw
     .prepare(
-      'SELECT person_id, site_id, weekly, monthly, origin FROM email_reports ORDER BY person_id, site_id',
+      'SELECT person_id, site_id, weekly, monthly, origin, language FROM email_reports ORDER BY person_id, site_id',
     )
-    .all() as { person_id: string; site_id: string; weekly: number; monthly: number; origin: string }[];
+    .all() as {
+    person_id: string;
+    site_id: string;
+    weekly: number;
+    monthly: number;
+    origin: string;
+    language: string;
+  }[];
   return rows.map((r) => ({
     personId: r.person_id,
     siteId: r.site_id,
     weekly: r.weekly === 1,
     monthly: r.monthly === 1,
     origin: r.origin,
+    language: languageOf(r.language),
   }));
 }
 

@@ -66,6 +66,8 @@ export {
   emailReportSends,
   emailReportSubscriptions,
   queueEmailReport,
+  REPORT_LANGUAGES,
+  type ReportLanguage,
   readUnsubscribeToken,
   recordEmailReportAttempt,
   setEmailReportChoice,

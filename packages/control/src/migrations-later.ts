@@ -241,3 +241,11 @@ export const V20: ControlMigration = {
     CREATE INDEX email_report_sends_due ON email_report_sends(state, next_at);
   `,
 };
+
+export const V21: ControlMigration = {
+  version: 21,
+  name: "e-mail reports in the person's language",
+  // the language the person chose their reports in (the dashboard's, when they chose): the
+  // e-mail's words and its unsubscribe page (email-reports.ts REPORT_LANGUAGES)
+  sql: `ALTER TABLE email_reports ADD COLUMN language TEXT NOT NULL DEFAULT 'en';`,
+};

@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { t } from '../i18n/account.ts';
+import { language } from '../i18n/language.ts';
 import { rangeLabel } from '../site/period.ts';
 
 type Line = Schema<'EmailReportSite'>;
@@ -63,7 +64,11 @@ function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
       if (body.weekly === stored.current.weekly && body.monthly === stored.current.monthly) return;
       try {
         const saved = await unwrap(
-          api.PUT('/api/v1/account/email-reports/{site}', { params: { path: { site } }, body }),
+          // written in the language the person reads the dashboard in
+          api.PUT('/api/v1/account/email-reports/{site}', {
+            params: { path: { site } },
+            body: { ...body, language },
+          }),
         );
         stored.current = { weekly: saved.weekly, monthly: saved.monthly };
         if (wanted.current === body) {
@@ -92,7 +97,7 @@ function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
         await unwrap(
           api.POST('/api/v1/account/email-reports/{site}/send', {
             params: { path: { site } },
-            body: { period },
+            body: { period, language },
           }),
         ),
       );

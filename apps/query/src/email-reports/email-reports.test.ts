@@ -84,7 +84,8 @@ describe('e-mail reports', () => {
     expect(sent).toHaveLength(1);
     const mail = sent[0]!;
     expect(mail.to).toBe('owner@example.com');
-    expect(mail.subject).toBe('example.com: 3 visitors, 16–22 Nov 2026');
+    // Intl's date range in British English: thin spaces around the dash
+    expect(mail.subject).toBe('example.com: 3 visitors, 16\u2009–\u200922 Nov 2026');
     expect(mail.text).toMatch(/^Visitors\s+3\s+\+200%$/m);
     expect(mail.text).toMatch(/^Visits\s+4\s+\+300%$/m);
     expect(mail.text).toContain('Top sources\n  1. Direct / none  3\n  2. news.example  1');
@@ -151,9 +152,12 @@ describe('e-mail reports', () => {
   it('send one now: the last finished week, not counted as its scheduled report', async () => {
     const { person, reports } = await setUp();
     clock.set(Date.parse('2026-11-25T12:00:00Z')); // a Wednesday
-    const now = await reports.sendNow(person, site, 'weekly', 'http://footfall.test');
+    const now = await reports.sendNow(person, site, 'weekly', 'http://footfall.test', 'de');
     expect(now).toEqual({ to: 'owner@example.com', period: { from: '2026-11-16', to: '2026-11-22' } });
     expect(sent).toHaveLength(1);
+    // in the person's language
+    expect(sent[0]?.subject).toMatch(/^example\.com: \d+ Besucher, 16\.–22\. Nov\. 2026$/);
+    expect(sent[0]?.text).toContain('Wochenberichte von example.com abbestellen');
     expect(emailReportSends(control.ctl)).toEqual([]);
   });
 });

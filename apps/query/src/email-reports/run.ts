@@ -8,6 +8,7 @@ import {
   getPerson,
   getSite,
   queueEmailReport,
+  type ReportLanguage,
   recordEmailReportAttempt,
   type Site,
   scopeAllows,
@@ -22,6 +23,7 @@ import { type Period, parseReportParams, todayIn } from '../engine/report-params
 import { revenueOptions, withRevenue } from '../revenue.ts';
 import { periodWords, reportMail } from './compose.ts';
 import { duePeriod, lastFinished } from './periods.ts';
+import { MAIL_WORDS } from './words.ts';
 
 const CHART_CID = 'chart@footfall';
 
@@ -72,8 +74,8 @@ export class EmailReports {
 
   async drain(): Promise<void> {
     const { control } = this.deps;
-    const origins = new Map(
-      emailReportSubscriptions(control).map((s) => [`${s.personId} ${s.siteId}`, s.origin]),
+    const subscriptions = new Map(
+      emailReportSubscriptions(control).map((s) => [`${s.personId} ${s.siteId}`, s]),
     );
     for (const due of dueEmailReports(control)) {
       const person = await getPerson(control, due.personId);
@@ -87,8 +89,8 @@ export class EmailReports {
         recordEmailReportAttempt(control, due, null, true);
         continue;
       }
-      const origin = origins.get(`${person.id} ${site.id}`) ?? '';
-      const error = await this.send(person, site, due.kind, { from: due.from, to: due.to }, origin);
+      const { origin = '', language = 'en' } = subscriptions.get(`${person.id} ${site.id}`) ?? {};
+      const error = await this.send(person, site, due.kind, { from: due.from, to: due.to }, origin, language);
       const state = recordEmailReportAttempt(control, due, error);
       if (state === 'sent') this.counts.sent++;
       else {
@@ -111,12 +113,13 @@ export class EmailReports {
     site: Site,
     kind: EmailReportKind,
     origin: string,
+    language: ReportLanguage,
   ): Promise<{ to: string; period: Period }> {
     if (!this.sender.mailReady) {
       throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
     }
     const period = lastFinished(kind, todayIn(site.timezone, this.deps.now()));
-    const error = await this.send(person, site, kind, period, origin);
+    const error = await this.send(person, site, kind, period, origin, language);
     if (error !== null) throw new AppError('mail_failed', `the report was not sent: ${error}`);
     return { to: person.email, period };
   }
@@ -128,8 +131,9 @@ export class EmailReports {
     kind: EmailReportKind,
     period: Period,
     origin: string,
+    language: ReportLanguage = 'en',
   ): Promise<string | null> {
-    return this.sender.mail(await this.compose(person, site, kind, period, origin));
+    return this.sender.mail(await this.compose(person, site, kind, period, origin, language));
   }
 
   async compose(
@@ -138,6 +142,7 @@ export class EmailReports {
     kind: EmailReportKind,
     period: Period,
     origin: string,
+    language: ReportLanguage = 'en',
   ): Promise<Mail> {
     const { deps } = this;
     const engine = deps.analytics.engine;
@@ -161,19 +166,20 @@ export class EmailReports {
       currency = priced.revenue.currency;
     }
     const base = (deps.config.baseUrl ?? origin).replace(/\/+$/, '');
-    const when = periodWords(kind, period);
+    const w = MAIL_WORDS[language];
+    const when = periodWords(kind, period, w.locale);
     const visitors = report.kpis.visitors;
     const was = report.compare_kpis?.visitors ?? 0;
     const chart = await deps.cards
       ?.draw({
         domain: site.domain,
-        kicker: `${kind === 'weekly' ? 'Weekly' : 'Monthly'} report · ${when}`,
-        value: new Intl.NumberFormat('en').format(visitors),
-        label: visitors === 1 ? 'visitor' : 'visitors',
+        kicker: w.chartKicker(kind, when),
+        value: new Intl.NumberFormat(w.locale).format(visitors),
+        label: w.visitorWord(visitors),
         detail:
           was > 0
-            ? `${visitors >= was ? 'up' : 'down'} ${Math.round((Math.abs(visitors - was) / was) * 100)}% on the ${kind === 'weekly' ? 'week' : 'month'} before`
-            : 'visitors per day',
+            ? w.chartChange(kind, visitors >= was, Math.round((Math.abs(visitors - was) / was) * 100))
+            : w.perDay,
         series: report.chart.map((p) => p.visitors),
         theme: 'light',
         accent: '#2457c5',
@@ -191,6 +197,7 @@ export class EmailReports {
     const top = (rows: { value: string | null; visitors: number }[] | undefined) =>
       (rows ?? []).slice(0, 5).map((r) => ({ value: r.value, visitors: r.visitors }));
     const mail = reportMail({
+      language,
       domain: site.domain,
       kind,
       period,

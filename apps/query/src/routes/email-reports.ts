@@ -6,6 +6,8 @@ import {
   getSite,
   getSiteLayout,
   listSites,
+  REPORT_LANGUAGES,
+  type ReportLanguage,
   readUnsubscribeToken,
   type Site,
   scopeAllows,
@@ -20,10 +22,12 @@ import { escapeHtml } from '../alerts/message.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import type { QueryDeps } from '../deps.ts';
+import { MAIL_WORDS } from '../email-reports/words.ts';
 import { publicOrigin, sessionPrincipal } from './auth-helpers.ts';
 
-const Choice = v.strictObject({ weekly: v.boolean(), monthly: v.boolean() });
-const SendNow = v.strictObject({ period: v.picklist(['week', 'month']) });
+const language = v.optional(v.picklist(REPORT_LANGUAGES));
+const Choice = v.strictObject({ weekly: v.boolean(), monthly: v.boolean(), language });
+const SendNow = v.strictObject({ period: v.picklist(['week', 'month']), language });
 
 /**
  * E-mail reports (docs/email-reports.md): each person's choice of weekly and monthly reports per
@@ -58,11 +62,15 @@ export function emailReportRoutes(deps: QueryDeps) {
     }
     return { person, site };
   };
-  const line = (site: Site, choice: { weekly: boolean; monthly: boolean } | undefined) => ({
+  const line = (
+    site: Site,
+    choice: { weekly: boolean; monthly: boolean; language: ReportLanguage } | undefined,
+  ) => ({
     site: site.id,
     domain: site.domain,
     weekly: choice?.weekly ?? false,
     monthly: choice?.monthly ?? false,
+    language: choice?.language ?? 'en',
   });
 
   return new Hono<AuthEnv>()
@@ -76,8 +84,8 @@ export function emailReportRoutes(deps: QueryDeps) {
     })
     .put('/api/v1/account/email-reports/:site', async (c) => {
       const { person, site } = await siteOf(c);
-      const body = await readJson(c, Choice);
-      setEmailReportChoice(ctl, person.id, site.id, body, publicOrigin(c, deps.config.baseUrl));
+      const { language, ...choice } = await readJson(c, Choice);
+      setEmailReportChoice(ctl, person.id, site.id, choice, publicOrigin(c, deps.config.baseUrl), language);
       return c.json(line(site, emailReportChoices(ctl, person.id).get(site.id)));
     })
     .post('/api/v1/account/email-reports/:site/send', async (c) => {
@@ -88,7 +96,8 @@ export function emailReportRoutes(deps: QueryDeps) {
         throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
       }
       const kind: EmailReportKind = body.period === 'week' ? 'weekly' : 'monthly';
-      const sent = await reports.sendNow(person, site, kind, publicOrigin(c, deps.config.baseUrl));
+      const chosen = body.language ?? emailReportChoices(ctl, person.id).get(site.id)?.language ?? 'en';
+      const sent = await reports.sendNow(person, site, kind, publicOrigin(c, deps.config.baseUrl), chosen);
       return c.json({ sent_to: sent.to, period: sent.period });
     })
     .get('/unsubscribe/:token', async (c) => unsubscribePage(c, deps, false))
@@ -115,32 +124,34 @@ async function unsubscribePage(c: Context, deps: QueryDeps, stop: boolean) {
       404,
     );
   }
-  const report = `the ${what.kind} report of ${escapeHtml(site.domain)}`;
+  // in the language the report is written in (read before a stop may remove the choice)
+  const choice = emailReportChoices(ctl, person.id).get(site.id);
+  const language = choice?.language ?? 'en';
+  const w = MAIL_WORDS[language].unsubscribe;
+  const report = w.report(what.kind, site.domain);
+  const email = person.email;
   if (stop) {
     stopEmailReport(ctl, person.id, site.id, what.kind);
     deps.logger.info({ site: site.id, kind: what.kind }, 'e-mail report stopped by its unsubscribe link');
     return c.html(
-      page(
-        'Unsubscribed',
-        `<p>${escapeHtml(person.email)} no longer receives ${report}.</p><p>To receive it again, choose it in Footfall under Account, E-mail reports.</p>`,
-      ),
+      page(w.done, `<p>${escapeHtml(w.stopped(email, report))}</p><p>${escapeHtml(w.again)}</p>`, language),
     );
   }
-  const receiving = emailReportChoices(ctl, person.id).get(site.id)?.[what.kind] === true;
   return c.html(
     page(
-      'Stop an e-mail report',
-      receiving
-        ? `<p>Stop sending ${report} to ${escapeHtml(person.email)}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`
-        : `<p>${escapeHtml(person.email)} does not receive ${report}.</p>`,
+      w.title,
+      choice?.[what.kind] === true
+        ? `<p>${escapeHtml(w.ask(report, email))}</p><form method="post"><button type="submit">${escapeHtml(w.button)}</button></form>`
+        : `<p>${escapeHtml(w.notReceiving(email, report))}</p>`,
+      language,
     ),
   );
 }
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${title} · Footfall</title>
+const page = (title: string, body: string, language = 'en') => `<!doctype html>
+<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)} · Footfall</title>
 <style>body{font-family:system-ui,sans-serif;line-height:1.5;max-width:32rem;margin:10vh auto;padding:0 1rem;color:#1d1d1f;background:#fff}
 @media (prefers-color-scheme:dark){body{color:#f2f2f7;background:#111318}}
 button{font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid #2457c5;background:#2457c5;color:#fff;cursor:pointer}</style>
-</head><body><h1>${title}</h1>${body}</body></html>`;
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
