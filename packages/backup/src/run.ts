@@ -102,6 +102,8 @@ export function failureReason(error: unknown): string {
     return `${e.name || 'S3 error'} (HTTP ${e.$metadata.httpStatusCode})`;
   }
   if (e?.code === 'ENOSPC') return 'the disk is full (ENOSPC)';
+  // SQLite's own words for it, from the copy of app.db
+  if (e?.code === 'SQLITE_FULL') return 'the disk is full (SQLITE_FULL)';
   if (e?.code !== undefined && NETWORK.has(e.code)) return `no answer from the bucket (${e.code})`;
   const message = e instanceof Error ? e.message : String(error);
   return message.replace(/https?:\/\/\S+/g, '<address>').slice(0, 300);
