@@ -22,7 +22,7 @@ import {
   listSites,
   openControlDb,
 } from '@footfall/control';
-import { drainServer, type Logger, listen } from '@footfall/http';
+import { drainServer, flushLogSync, type Logger, listen } from '@footfall/http';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { createAdaptorServer } from '@hono/node-server';
 import { Alerts } from './alerts/alerts.ts';
@@ -72,6 +72,9 @@ export async function startQueryService(
       log: logger,
       backupsDir: instance.paths.backups,
       copyBeforeUpgrade,
+      ...(config.unsafe.migrationPauseMs > 0 && {
+        migrationPause: { ms: config.unsafe.migrationPauseMs, before: () => flushLogSync(logger) },
+      }),
     });
   let control: ControlDb | undefined = controlFrom === null ? openControl(true) : undefined;
   // Before an upgrade, a backup of everything as it was (docs/operations.md, Upgrading): written
@@ -129,6 +132,10 @@ export async function startQueryService(
           await during(new Map());
           return { positions: new Map(), schema: fromSchema };
         }),
+      migrations: {
+        onMigration: ({ version, name }) =>
+          logger.info({ schema: version, name }, 'migrating the analytics database'),
+      },
       onVisitorStore: ({ rebuilt, repaired, seconds }) =>
         logger.info(
           { rebuilt, repaired, seconds: Math.round(seconds * 10) / 10 },

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       outboundAllow: [],
       siteOrigin: undefined,
       alertSeconds: 60,
+      migrationPauseMs: 0,
     });
     expect(c.diskAlertDays).toBe(14);
     expect(c.engine).toBe('duckdb');

@@ -82,6 +82,8 @@ export interface Config {
     siteOrigin: string | undefined;
     /** seconds between two looks at the alert rules (60) */
     alertSeconds: number;
+    /** the first migration of app.db in a start waits this long before it commits (tests kill it there) */
+    migrationPauseMs: number;
   };
 }
 
@@ -252,6 +254,10 @@ const EnvSchema = v.object({
     from((t) => parseIntIn(t, 1, 3600)),
     '60',
   ),
+  FOOTFALL_UNSAFE_MIGRATION_PAUSE_MS: v.optional(
+    from((t) => parseIntIn(t, 0, 60_000)),
+    '0',
+  ),
   FOOTFALL_DISK_ALERT_DAYS: v.optional(
     from((t) => parseIntIn(t, 1, 100_000_000)),
     '14',
@@ -365,6 +371,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       outboundAllow: o.FOOTFALL_UNSAFE_OUTBOUND_ALLOW ?? [],
       siteOrigin: o.FOOTFALL_UNSAFE_SITE_ORIGIN?.replace(/\/+$/, ''),
       alertSeconds: o.FOOTFALL_UNSAFE_ALERT_SECONDS,
+      migrationPauseMs: o.FOOTFALL_UNSAFE_MIGRATION_PAUSE_MS,
     },
   };
 }

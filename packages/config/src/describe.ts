@@ -81,6 +81,11 @@ export function describeConfig(config: Config): string[] {
     ]);
   if (config.unsafe.siteOrigin)
     rows.push(['FOOTFALL_UNSAFE_SITE_ORIGIN', `${config.unsafe.siteOrigin} (never in production)`]);
+  if (config.unsafe.migrationPauseMs !== 0)
+    rows.push([
+      'FOOTFALL_UNSAFE_MIGRATION_PAUSE_MS',
+      `${config.unsafe.migrationPauseMs} (never in production)`,
+    ]);
   if (config.unsafe.alertSeconds !== 60)
     rows.push(['FOOTFALL_UNSAFE_ALERT_SECONDS', `${config.unsafe.alertSeconds} (never in production)`]);
   if (config.platform) rows.push(['(hosting platform)', config.platform]);

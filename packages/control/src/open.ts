@@ -43,6 +43,12 @@ export interface OpenControlDbOptions {
   copyBeforeUpgrade?: boolean;
   /** for tests of the upgrade path only */
   migrations?: readonly ControlMigration[];
+  /**
+   * Test seam (FOOTFALL_UNSAFE_MIGRATION_PAUSE_MS): after the first migration of this open (and
+   * `before`, which writes out its log line), the thread waits `ms` inside the transaction, before
+   * the other migrations and the commit; a test kills the process there.
+   */
+  migrationPause?: { ms: number; before?: () => void };
 }
 
 /** The database was written by a newer Footfall: migrations only run forwards. */
@@ -207,10 +213,17 @@ function migrate(raw: Database.Database, cipher: Cipher, options: OpenControlDbO
         throw BeforeUpgradeError.copying('control database', dir, e);
       }
     }
+    let first = true;
     for (const m of migrations) {
       if (m.version <= now.schema) continue;
       raw.exec(m.sql);
       options.log?.info({ migration: m.version, name: m.name }, 'control database migrated');
+      // the transaction is synchronous (better-sqlite3): the seam blocks the thread
+      if (first && options.migrationPause) {
+        options.migrationPause.before?.();
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, options.migrationPause.ms);
+      }
+      first = false;
     }
     raw.pragma(`user_version = ${latest}`);
     raw

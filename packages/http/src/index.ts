@@ -8,7 +8,7 @@ export {
   type ErrorCode,
 } from './errors.ts';
 export { LIVENESS_PATH, livenessRoutes } from './liveness.ts';
-export { createLogger, type Logger } from './logger.ts';
+export { createLogger, flushLogSync, type Logger } from './logger.ts';
 export { errorResponse, notFound, onError, routeOf } from './on-error.ts';
 export {
   BlockedDestination,

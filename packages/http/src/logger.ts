@@ -31,4 +31,17 @@ export function createLogger(options: {
   );
 }
 
+/**
+ * Writes out what the logger holds, now: pino's stdout stream writes asynchronously, so a line
+ * logged right before the thread blocks (a test seam) would otherwise wait for the block to end.
+ */
+export function flushLogSync(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void }>)[pino.symbols.streamSym];
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // nothing written yet, or a stream that cannot: the line comes with the next write
+  }
+}
+
 export type { Logger };

@@ -27,7 +27,7 @@ import {
   prepareWriter,
   readPositions,
 } from './loader.ts';
-import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.ts';
+import { MIGRATIONS, type MigrateHooks, migrate, SCHEMA_VERSION } from './migrations.ts';
 import { readMoments } from './moments-sql.ts';
 import {
   num,
@@ -66,6 +66,8 @@ export interface DuckDbEngineOptions extends DuckDbOptions {
    * after the upgrade, a restored backup) or repaired after a crash, and how long it took
    */
   onVisitorStore?: (info: { rebuilt: boolean; repaired: number; seconds: number }) => void;
+  /** told as each migration begins (migrations.ts) */
+  migrations?: MigrateHooks;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
           await db.writer.run('CHECKPOINT');
           await beforeUpgrade(from);
         }),
+      options.migrations,
     );
     await prepareWriter(db.writer);
   } catch (error) {

@@ -355,16 +355,24 @@ export async function schemaVersion(connection: DuckDBConnection): Promise<numbe
   return typeof found === 'number' ? found : 0;
 }
 
+/** What a start is told while it migrates. */
+export interface MigrateHooks {
+  /** told as each migration begins (the service logs it) */
+  onMigration?: (m: { version: number; name: string }) => void;
+}
+
 /**
  * Brings the database up to the newest known version, or throws NewerSchemaError without
  * touching anything. Returns the versions it applied. `beforeChange` runs first when a database
  * that already has a schema is about to change (the before-upgrade copy); when it throws, nothing
- * is changed.
+ * is changed. Each migration is one transaction with its version: a process killed in the middle
+ * of one leaves the version before it, and the next start runs it again whole.
  */
 export async function migrate(
   connection: DuckDBConnection,
   migrations: readonly Migration[] = MIGRATIONS,
   beforeChange?: (fromVersion: number) => Promise<void>,
+  hooks: MigrateHooks = {},
 ): Promise<number[]> {
   const known = migrations[migrations.length - 1]?.version ?? 0;
   const current = await schemaVersion(connection);
@@ -373,6 +381,7 @@ export async function migrate(
   const applied: number[] = [];
   for (const migration of migrations) {
     if (migration.version <= current) continue;
+    hooks.onMigration?.({ version: migration.version, name: migration.name });
     await connection.run('BEGIN TRANSACTION');
     try {
       for (const statement of migration.statements) await connection.run(statement);
