@@ -22,7 +22,7 @@ import { openWalWriter } from '@footfall/wal';
 import * as v from 'valibot';
 import { EXPORT_COLUMNS } from '../engine/site-export.ts';
 import { EXPORT_VERSION, MANIFEST } from '../exports/site-export.ts';
-import { ImportFileError } from './files.ts';
+import { dayFormat, ImportFileError, keepsDay } from './files.ts';
 import type { ImportProgress } from './run.ts';
 
 /**
@@ -246,11 +246,12 @@ function toEvent(row: Row, site: string): WalEvent | string {
     cls: number(row['cls']),
   };
   const checked = v.safeParse(WalEventSchema, event);
-  if (checked.success) return checked.output as WalEvent;
-  const issue = checked.issues[0];
-  const field = issue.path?.map((p) => String(p.key)).join('.') ?? 'the row';
-  return `${field}: ${issue.message}`;
+  return checked.success ? (checked.output as WalEvent) : issueText(checked.issues);
 }
+
+/** What is wrong with a row, as valibot found it: the field and why. */
+const issueText = (issues: readonly v.BaseIssue<unknown>[]) =>
+  `${issues[0]?.path?.map((p) => String(p.key)).join('.') ?? 'the row'}: ${issues[0]?.message}`;
 
 /** One robot counter row as the robot requests it counted, or why it cannot be. */
 function toCrawls(row: Row, site: string): { crawl: WalCrawl; hits: number } | string {
@@ -269,21 +270,8 @@ function toCrawls(row: Row, site: string): { crawl: WalCrawl; hits: number } | s
     status: cls >= 1 && cls <= 5 ? cls * 100 : null,
   };
   const checked = v.safeParse(WalCrawlSchema, crawl);
-  if (checked.success) return { crawl: checked.output as WalCrawl, hits };
-  const issue = checked.issues[0];
-  return `${issue.path?.map((p) => String(p.key)).join('.') ?? 'the row'}: ${issue.message}`;
+  return checked.success ? { crawl: checked.output as WalCrawl, hits } : issueText(checked.issues);
 }
-
-/** The site's local day of a moment: one formatter per import. */
-const dayFormat = (timeZone: string) => {
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  });
-  return (ms: number) => format.format(ms);
-};
 
 /**
  * Imports a Footfall export into the site. Every row is checked as it is read; a row that cannot
@@ -332,8 +320,7 @@ export async function importFootfall(o: {
     const stream = `import-${id.replace(/[^a-z0-9]/gi, '')}`;
     const staged = join(scratch, stream);
     const localDay = dayFormat(o.site.timezone);
-    const keep = (day: string) =>
-      o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
+    const keep = keepsDay(o);
     const skipped: Record<string, number> = {};
     const summary = {
       rowsRead: 0,

@@ -13,6 +13,7 @@ import {
 import { AppError } from '@footfall/http';
 import { classifyChannel } from '@footfall/ingest/channels';
 import { accessToken, call, type GoogleApi, googleError } from '../search-console.ts';
+import { keepsDay } from './files.ts';
 import type { ImportProgress, ImportSummary } from './run.ts';
 
 /**
@@ -346,8 +347,7 @@ export async function importGa4(o: {
     name: `GA4 property ${property}`,
     personId: o.personId,
   });
-  const keep = (day: string) =>
-    o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
+  const keep = keepsDay(o);
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => {
     skipped[reason] = (skipped[reason] ?? 0) + 1;

@@ -14,7 +14,7 @@ import {
 } from '@footfall/control';
 import { AppError } from '@footfall/http';
 import type { GoogleApi } from '../search-console.ts';
-import { exportFiles, ImportFileError } from './files.ts';
+import { exportFiles, ImportFileError, keepsDay } from './files.ts';
 import { importFootfall } from './footfall.ts';
 import { importGa4 } from './ga4.ts';
 import { plausibleTable, readPlausibleFile } from './plausible.ts';
@@ -84,8 +84,7 @@ export async function importPlausible(o: ImportOptions): Promise<ImportSummary> 
     );
   }
   const held = heldDays(o.control, o.siteId);
-  const keep = (day: string) =>
-    o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
+  const keep = keepsDay(o);
   const id = beginImport(o.control, {
     siteId: o.siteId,
     source: 'plausible',

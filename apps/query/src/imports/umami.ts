@@ -8,7 +8,7 @@ import { classifyChannel } from '@footfall/ingest/channels';
 import { hostKey } from '@footfall/ingest/referrer';
 import { encodeWalRecord, type WalEvent } from '@footfall/schema';
 import { openWalWriter } from '@footfall/wal';
-import { exportFiles, ImportFileError, readCsv } from './files.ts';
+import { dayFormat, exportFiles, ImportFileError, keepsDay, readCsv } from './files.ts';
 import type { ImportProgress } from './run.ts';
 
 /**
@@ -78,17 +78,6 @@ const CLICK_IDS = ['gclid', 'fbclid', 'msclkid', 'ttclid', 'li_fat_id', 'twclid'
 const present = (s: string | null | undefined) =>
   s === null || s === undefined || s.trim() === '' ? null : s.trim();
 const cut = (s: string | null, max: number) => (s === null ? null : s.slice(0, max));
-/** The site's local day of a moment: one formatter per import (making one per row cost ~100 µs). */
-const dayFormat = (timeZone: string) => {
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  });
-  return (ms: number) => format.format(ms);
-};
-
 /** One joined row of the export as a Footfall event. */
 function toEvent(
   r: Record<string, string | null>,
@@ -282,6 +271,7 @@ export async function importUmami(o: {
     let first: string | null = null;
     let last: string | null = null;
     const localDay = dayFormat(o.site.timezone);
+    const keep = keepsDay(o);
     // a file, not memory: what does not fit FOOTFALL_ENGINE_MEMORY is written out, not refused
     const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'), {
       threads: '1',
@@ -320,11 +310,9 @@ export async function importUmami(o: {
           rowsRead++;
           const at = Number(row['at_ms']);
           const day = localDay(at);
-          const keep =
-            o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
           const type = row['event_type'];
           if (type !== '1' && type !== '2') skipped[SKIP_KIND] = (skipped[SKIP_KIND] ?? 0) + 1;
-          else if (!keep) skipped[SKIP_NATIVE] = (skipped[SKIP_NATIVE] ?? 0) + 1;
+          else if (!keep(day)) skipped[SKIP_NATIVE] = (skipped[SKIP_NATIVE] ?? 0) + 1;
           else {
             payloads.push(encodeWalRecord(toEvent(row as Record<string, string | null>, o.site, at)));
             events++;
