@@ -56,10 +56,19 @@ describe('e-mail reports', () => {
     expect(contract.validate('#/components/schemas/EmailReportList', list)).toEqual([]);
     expect(list).toEqual({
       mail_ready: true,
-      sites: [{ site, domain: 'shop.example', weekly: false, monthly: false, language: 'en' }],
+      sites: [
+        { site, domain: 'shop.example', weekly: false, monthly: false, language: 'en', last_failure: null },
+      ],
     });
     const chosen = await owner.call('PUT', `${BASE}/${site}`, { weekly: true, monthly: false });
-    expect(chosen).toEqual({ site, domain: 'shop.example', weekly: true, monthly: false, language: 'en' });
+    expect(chosen).toEqual({
+      site,
+      domain: 'shop.example',
+      weekly: true,
+      monthly: false,
+      language: 'en',
+      last_failure: null,
+    });
     expect((await owner.call<{ sites: unknown[] }>('GET', BASE)).sites).toEqual([chosen]);
     expect(
       await refusal(owner.call('PUT', `${BASE}/${site}`, { weekly: 'yes', monthly: false })),
@@ -121,7 +130,7 @@ describe('e-mail reports', () => {
     expect(stopped.status).toBe(200);
     expect(await stopped.text()).toContain('no longer receives the weekly report of shop.example');
     expect((await owner.call<{ sites: unknown[] }>('GET', BASE)).sites).toEqual([
-      { site, domain: 'shop.example', weekly: false, monthly: false, language: 'en' },
+      { site, domain: 'shop.example', weekly: false, monthly: false, language: 'en', last_failure: null },
     ]);
     // a changed token is refused
     const forged = await fetch(

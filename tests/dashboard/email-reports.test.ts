@@ -70,6 +70,26 @@ describe('e-mail reports in the dashboard', () => {
     expect(parsed.text).toContain(`/sites/${site}?period=custom`);
     expect(await accessibilityProblems(page)).toEqual([]);
     await screenshot(page, 'email-reports-360-dark');
+
+    // a report the mail server refused says why under its site, and when it is tried again (the
+    // answer is the server's own, with a refusal put in: a real one takes the retry schedule)
+    await page.route('**/api/v1/account/email-reports', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { sites: Record<string, unknown>[] };
+      body.sites[0]!['last_failure'] = {
+        kind: 'weekly',
+        period: { from: '2026-11-16', to: '2026-11-22' },
+        message: '451 4.3.0 mailbox temporarily unavailable',
+        next_try_at: '2026-11-23T07:05:00.000Z',
+      };
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    const note = page.getByRole('note').filter({ hasText: 'was not delivered' });
+    await expect.poll(() => note.textContent()).toContain('451 4.3.0 mailbox temporarily unavailable');
+    expect(await note.textContent()).toContain('Footfall tries again at');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'email-reports-failed-360-dark');
     await context.close();
   });
 });

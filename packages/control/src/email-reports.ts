@@ -200,6 +200,51 @@ export function recordEmailReportAttempt(
   return state;
 }
 
+/** Why the newest report of a site to a person was not delivered, while it is the newest. */
+export interface EmailReportFailure {
+  kind: EmailReportKind;
+  from: string;
+  to: string;
+  /** what the mail server (or the connection to it) answered */
+  message: string;
+  /** when it is tried again; null once given up (ALERT_RETRY_DELAYS_MS) */
+  nextTryAt: number | null;
+}
+
+/**
+ * The newest report of a site to a person, when it failed: null when it was sent (or none was
+ * tried yet), so a report that went through after a failure clears it.
+ */
+export function emailReportFailure(
+  ctl: Pick<ControlDb, 'raw'>,
+  personId: string,
+  siteId: string,
+): EmailReportFailure | null {
+  const row = ctl.raw
+    .prepare(
+      `SELECT kind, period_from, period_to, state, last_error, next_at FROM email_report_sends
+       WHERE person_id = ? AND site_id = ? AND attempts > 0 AND state != 'dropped' ORDER BY id DESC LIMIT 1`,
+    )
+    .get(personId, siteId) as
+    | {
+        kind: EmailReportKind;
+        period_from: string;
+        period_to: string;
+        state: string;
+        last_error: string | null;
+        next_at: number;
+      }
+    | undefined;
+  if (row === undefined || row.state === 'sent' || row.last_error === null) return null;
+  return {
+    kind: row.kind,
+    from: row.period_from,
+    to: row.period_to,
+    message: row.last_error,
+    nextTryAt: row.state === 'pending' ? row.next_at : null,
+  };
+}
+
 /** A period's queued report as stored (tests, and Health's count of failures). */
 export function emailReportSends(
   ctl: Pick<ControlDb, 'raw'>,

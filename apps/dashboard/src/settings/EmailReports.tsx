@@ -3,6 +3,7 @@ import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { t } from '../i18n/account.ts';
+import { formatDateTime } from '../i18n/format.ts';
 import { language } from '../i18n/language.ts';
 import { rangeLabel } from '../site/period.ts';
 
@@ -161,6 +162,18 @@ function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
               : ''}
         </span>
       </div>
+      {line.last_failure && (
+        <p class="small" role="note">
+          {t('reportNotDelivered', {
+            period: rangeLabel(line.last_failure.period),
+            message: line.last_failure.message,
+          })}
+          <br />
+          {line.last_failure.next_try_at
+            ? t('reportTryingAgain', { when: formatDateTime(line.last_failure.next_try_at) })
+            : t('reportGivenUp')}
+        </p>
+      )}
       <ErrorNote error={changeError ?? sendError} />
     </li>
   );

@@ -1,5 +1,6 @@
 import {
   createPerson,
+  emailReportFailure,
   emailReportSends,
   readUnsubscribeToken,
   setEmailReportChoice,
@@ -124,12 +125,21 @@ describe('e-mail reports', () => {
     await reports.tick();
     expect(sent).toHaveLength(0);
     expect(emailReportSends(control.ctl)).toMatchObject([{ state: 'pending', attempts: 1 }]);
+    // the person's settings say why, and when it is tried again
+    expect(emailReportFailure(control.ctl, person.id, site.id)).toEqual({
+      kind: 'weekly',
+      from: '2026-11-16',
+      to: '2026-11-22',
+      message: 'the mail server answered 451',
+      nextTryAt: Date.parse('2026-11-23T07:00:30Z'),
+    });
     clock.advance(29_000);
     await reports.tick();
     expect(sent).toHaveLength(0);
     clock.advance(1_000);
     await reports.tick();
     expect(sent).toHaveLength(1);
+    expect(emailReportFailure(control.ctl, person.id, site.id)).toBeNull();
     // the week after: unsubscribed between queueing and sending, nothing goes
     clock.set(Date.parse('2026-11-30T07:00:00Z'));
     reports.queueDue();

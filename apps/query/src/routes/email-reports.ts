@@ -2,6 +2,7 @@ import {
   EMAIL_REPORT_KINDS,
   type EmailReportKind,
   emailReportChoices,
+  emailReportFailure,
   getPerson,
   getSite,
   getSiteLayout,
@@ -63,15 +64,25 @@ export function emailReportRoutes(deps: QueryDeps) {
     return { person, site };
   };
   const line = (
+    personId: string,
     site: Site,
     choice: { weekly: boolean; monthly: boolean; language: ReportLanguage } | undefined,
-  ) => ({
-    site: site.id,
-    domain: site.domain,
-    weekly: choice?.weekly ?? false,
-    monthly: choice?.monthly ?? false,
-    language: choice?.language ?? 'en',
-  });
+  ) => {
+    const failure = emailReportFailure(ctl, personId, site.id);
+    return {
+      site: site.id,
+      domain: site.domain,
+      weekly: choice?.weekly ?? false,
+      monthly: choice?.monthly ?? false,
+      language: choice?.language ?? 'en',
+      last_failure: failure && {
+        kind: failure.kind,
+        period: { from: failure.from, to: failure.to },
+        message: failure.message,
+        next_try_at: failure.nextTryAt === null ? null : new Date(failure.nextTryAt).toISOString(),
+      },
+    };
+  };
 
   return new Hono<AuthEnv>()
     .get('/api/v1/account/email-reports', async (c) => {
@@ -79,14 +90,14 @@ export function emailReportRoutes(deps: QueryDeps) {
       const choices = emailReportChoices(ctl, person.id);
       return c.json({
         mail_ready: deps.alerts?.mailReady ?? false,
-        sites: sites.map((s) => line(s, choices.get(s.id))),
+        sites: sites.map((s) => line(person.id, s, choices.get(s.id))),
       });
     })
     .put('/api/v1/account/email-reports/:site', async (c) => {
       const { person, site } = await siteOf(c);
       const { language, ...choice } = await readJson(c, Choice);
       setEmailReportChoice(ctl, person.id, site.id, choice, publicOrigin(c, deps.config.baseUrl), language);
-      return c.json(line(site, emailReportChoices(ctl, person.id).get(site.id)));
+      return c.json(line(person.id, site, emailReportChoices(ctl, person.id).get(site.id)));
     })
     .post('/api/v1/account/email-reports/:site/send', async (c) => {
       const { person, site } = await siteOf(c);

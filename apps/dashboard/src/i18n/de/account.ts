@@ -35,6 +35,9 @@ export default {
   sendLastMonthOf: 'Bericht des Vormonats zu {domain} an mich senden',
   sendingReport: 'Wird gesendet…',
   reportSentTo: 'Gesendet an {email}: {period}.',
+  reportNotDelivered: 'Der letzte Bericht ({period}) wurde nicht zugestellt: {message}',
+  reportTryingAgain: 'Footfall versucht es am {when} erneut.',
+  reportGivenUp: 'Footfall hat aufgegeben; der nächste wird wie gewohnt versucht.',
   twoStepNowOn: 'Die Zwei-Faktor-Anmeldung ist aktiviert.',
   recoveryCodesIntro:
     '{on} Bewahren Sie diese Wiederherstellungscodes sicher auf: Mit jedem können Sie sich einmal anmelden, falls Sie Ihr Telefon verlieren. Sie werden nicht erneut angezeigt.',

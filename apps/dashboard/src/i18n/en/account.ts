@@ -35,6 +35,9 @@ export default {
   sendLastMonthOf: "Send me last month's report of {domain}",
   sendingReport: 'Sending…',
   reportSentTo: 'Sent to {email}: {period}.',
+  reportNotDelivered: 'The last report ({period}) was not delivered: {message}',
+  reportTryingAgain: 'Footfall tries again at {when}.',
+  reportGivenUp: 'Footfall gave up on it; the next one is tried as usual.',
   // two-step
   twoStepNowOn: 'Two-step is on.',
   recoveryCodesIntro:

@@ -35,6 +35,9 @@ export default {
   sendLastMonthOf: 'Enviarme el informe del mes pasado de {domain}',
   sendingReport: 'Enviando…',
   reportSentTo: 'Enviado a {email}: {period}.',
+  reportNotDelivered: 'El último informe ({period}) no se entregó: {message}',
+  reportTryingAgain: 'Footfall lo intentará de nuevo el {when}.',
+  reportGivenUp: 'Footfall se ha rendido; el siguiente se intentará como siempre.',
   twoStepNowOn: 'El inicio de sesión en dos pasos está activado.',
   recoveryCodesIntro:
     '{on} Guarda estos códigos de recuperación en un lugar seguro: cada uno te permite iniciar sesión una vez si pierdes el teléfono. No se volverán a mostrar.',

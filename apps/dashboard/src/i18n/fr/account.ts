@@ -35,6 +35,9 @@ export default {
   sendLastMonthOf: 'M’envoyer le rapport du mois dernier du site {domain}',
   sendingReport: 'Envoi en cours…',
   reportSentTo: 'Envoyé à {email} : {period}.',
+  reportNotDelivered: 'Le dernier rapport ({period}) n’a pas été remis : {message}',
+  reportTryingAgain: 'Footfall réessaie le {when}.',
+  reportGivenUp: 'Footfall a abandonné ; le suivant sera tenté comme d’habitude.',
   twoStepNowOn: 'La connexion en deux étapes est activée.',
   recoveryCodesIntro:
     '{on} Conservez ces codes de récupération en lieu sûr : chacun vous connecte une fois si vous perdez votre téléphone. Ils ne seront plus affichés.',
