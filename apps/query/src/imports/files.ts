@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { type CsvError, parse } from 'csv-parse';
@@ -145,3 +145,10 @@ export const keepsDay =
   (o: { firstNativeDay: string | null; through?: string | undefined }) =>
   (day: string): boolean =>
     o.through !== undefined ? day <= o.through : o.firstNativeDay === null || day < o.firstNativeDay;
+
+/** A new private folder under data/imports for one import's scratch files (removed by the caller). */
+export async function scratchDir(root: string, prefix: string): Promise<string> {
+  const dir = join(root, `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}

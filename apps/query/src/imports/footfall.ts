@@ -1,5 +1,5 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -22,7 +22,7 @@ import { openWalWriter } from '@footfall/wal';
 import * as v from 'valibot';
 import { EXPORT_COLUMNS } from '../engine/site-export.ts';
 import { EXPORT_VERSION, MANIFEST } from '../exports/site-export.ts';
-import { dayFormat, ImportFileError, keepsDay } from './files.ts';
+import { dayFormat, ImportFileError, keepsDay, scratchDir } from './files.ts';
 import type { ImportProgress } from './run.ts';
 
 /**
@@ -304,11 +304,7 @@ export async function importFootfall(o: {
       `this export was imported into the site already (import ${twice.id})`,
     );
   }
-  const scratch = join(
-    o.scratchRoot,
-    `footfall-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-  );
-  await mkdir(scratch, { recursive: true, mode: 0o700 });
+  const scratch = await scratchDir(o.scratchRoot, 'footfall');
   let id: string | undefined;
   try {
     id = beginImport(o.control, {

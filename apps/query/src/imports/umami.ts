@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -8,7 +8,7 @@ import { classifyChannel } from '@footfall/ingest/channels';
 import { hostKey } from '@footfall/ingest/referrer';
 import { encodeWalRecord, type WalEvent } from '@footfall/schema';
 import { openWalWriter } from '@footfall/wal';
-import { dayFormat, exportFiles, ImportFileError, keepsDay, readCsv } from './files.ts';
+import { dayFormat, exportFiles, ImportFileError, keepsDay, readCsv, scratchDir } from './files.ts';
 import type { ImportProgress } from './run.ts';
 
 /**
@@ -241,11 +241,7 @@ export async function importUmami(o: {
   memoryLimit: string;
   progress?: (p: ImportProgress) => void;
 }): Promise<UmamiSummary> {
-  const scratch = join(
-    o.scratchRoot,
-    `umami-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-  );
-  await mkdir(scratch, { recursive: true, mode: 0o700 });
+  const scratch = await scratchDir(o.scratchRoot, 'umami');
   let id: string | undefined;
   try {
     const files = await tables(o.path, o.name, scratch);
