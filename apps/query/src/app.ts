@@ -38,6 +38,7 @@ import { siteAccessRoutes } from './routes/site-access.ts';
 import { siteLayoutRoutes } from './routes/site-layout.ts';
 import { siteReadRoutes } from './routes/site-reads.ts';
 import { siteRoutes } from './routes/sites.ts';
+import { ssoRoutes } from './routes/sso.ts';
 
 /**
  * The query service's HTTP app: `/api/v1`, the operator endpoints and the dashboard.
@@ -72,6 +73,7 @@ export function createQueryApp(deps: QueryDeps) {
   app.route('/api/v1', healthRoutes(deps));
   app.route('/api/v1', setupRoutes(deps));
   app.route('/api/v1', sessionRoutes(deps));
+  app.route('/api/v1', ssoRoutes(deps));
   app.route('/api/v1', accountRoutes(deps));
   app.route('/api/v1', peopleRoutes(deps));
   app.route('/api/v1', apiKeyRoutes(deps));

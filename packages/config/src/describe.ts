@@ -63,6 +63,7 @@ export function describeConfig(config: Config): string[] {
       'FOOTFALL_RETENTION_DAYS',
       config.retentionDays === undefined ? '(not set: kept)' : String(config.retentionDays),
     ],
+    ...oidcRows(config),
   ];
   if (config.unsafe.noRateLimit) rows.push(['FOOTFALL_UNSAFE_NO_RATE_LIMIT', 'on (never in production)']);
   if (config.unsafe.anyHost) rows.push(['FOOTFALL_UNSAFE_ANY_HOST', 'on (never in production)']);
@@ -90,4 +91,22 @@ export function describeConfig(config: Config): string[] {
     rows.push(['FOOTFALL_UNSAFE_ALERT_SECONDS', `${config.unsafe.alertSeconds} (never in production)`]);
   if (config.platform) rows.push(['(hosting platform)', config.platform]);
   return rows.map(([k, val]) => `${k}=${val}${NOT_YET_USED.has(k) ? ' (not yet used)' : ''}`);
+}
+
+function oidcRows(config: Config): [string, string][] {
+  const o = config.oidc;
+  if (!o) return [['FOOTFALL_OIDC_ISSUER', '(not set: passwords only)']];
+  return [
+    ['FOOTFALL_OIDC_ISSUER', o.issuer],
+    ['FOOTFALL_OIDC_CLIENT_ID', o.clientId],
+    ['FOOTFALL_OIDC_CLIENT_SECRET', o.clientSecret === undefined ? '(not set: public client)' : MASK],
+    ['FOOTFALL_OIDC_NAME', o.name],
+    ['FOOTFALL_OIDC_DEFAULT_ROLE', o.defaultRole ?? 'off'],
+    [
+      'FOOTFALL_OIDC_DEFAULT_SITES',
+      Array.isArray(o.defaultSites) ? o.defaultSites.join(',') : o.defaultSites,
+    ],
+    ['FOOTFALL_OIDC_SSO_ONLY', o.ssoOnly ? 'on' : 'off'],
+    ['FOOTFALL_OIDC_BREAK_GLASS', show(o.breakGlass)],
+  ];
 }

@@ -6,6 +6,7 @@ export {
   type LogLevel,
   loadConfig,
   NOT_YET_USED,
+  type OidcSettings,
   type Platform,
   RETENTION_MAX_DAYS,
   RETENTION_MIN_DAYS,

@@ -1,14 +1,32 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
 import { ErrorNote, Field } from '../components/ui.tsx';
+import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { t } from '../i18n/auth.ts';
 import { navigate, query } from '../router.ts';
 import { startSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 
-/** Sign-in with a password, then a code when two-step is on. */
+/** What the sign-in screen says of a refused single sign-on (`?sso_error=`, routes/sso.ts). */
+const SSO_ERRORS = {
+  expired: 'ssoExpired',
+  other_browser: 'ssoOtherBrowser',
+  provider_refused: 'ssoProviderRefused',
+  token_refused: 'ssoTokenRefused',
+  unverified_email: 'ssoUnverifiedEmail',
+  no_email: 'ssoNoEmail',
+  no_account: 'ssoNoAccount',
+  unreachable: 'ssoUnreachable',
+} as const;
+
+/**
+ * Sign-in with the OpenID provider when one is set up, or with a password, then a code when
+ * two-step is on. With single sign-on only, the password form is folded away: it is the
+ * break-glass owner's.
+ */
 export function SignInScreen() {
+  const methods = useLoad((signal) => unwrap(api.GET('/api/v1/session/methods', { signal })), []);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [challenge, setChallenge] = useState<string>();
@@ -19,8 +37,8 @@ export function SignInScreen() {
     if (challenge) codeInput.current?.focus();
   }, [challenge]);
   const next = query.value.get('next');
-  const done = () =>
-    navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', { replace: true });
+  const target = next?.startsWith('/') && !next.startsWith('//') ? next : '/';
+  const done = () => navigate(target, { replace: true });
   const passwordStep = useSubmit(async () => {
     const answer = await unwrap(api.POST('/api/v1/session', { body: { email, password } }), { signIn: true });
     if ('two_step_required' in answer) return setChallenge(answer.challenge);
@@ -62,38 +80,64 @@ export function SignInScreen() {
       </AuthFrame>
     );
   }
+  const sso = methods.data?.single_sign_on;
+  const ssoError = SSO_ERRORS[query.value.get('sso_error') as keyof typeof SSO_ERRORS];
+  const passwordForm = (
+    <form onSubmit={passwordStep.submit}>
+      <Field label={t('email')}>
+        {(id) => (
+          <input
+            id={id}
+            type="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <Field label={t('password')}>
+        {(id) => (
+          <input
+            id={id}
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <ErrorNote error={passwordStep.error} />
+      <button class="button" type="submit" disabled={passwordStep.busy}>
+        {t('signIn')}
+      </button>
+    </form>
+  );
+  if (methods.loading && !methods.data) return <AuthFrame title={t('signIn')}>{null}</AuthFrame>;
   return (
     <AuthFrame title={t('signIn')}>
-      <form onSubmit={passwordStep.submit}>
-        <Field label={t('email')}>
-          {(id) => (
-            <input
-              id={id}
-              type="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label={t('password')}>
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              autocomplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <ErrorNote error={passwordStep.error} />
-        <button class="button" type="submit" disabled={passwordStep.busy}>
-          {t('signIn')}
-        </button>
-      </form>
+      {ssoError && (
+        <p class="error" role="alert">
+          {t(ssoError)}
+        </p>
+      )}
+      {sso && (
+        <a class="button sso-button" href={`${sso.start_url}?next=${encodeURIComponent(target)}`}>
+          {t('ssoWith', { name: sso.name })}
+        </a>
+      )}
+      {sso && methods.data?.passwords === false ? (
+        <details class="break-glass">
+          <summary>{t('breakGlass')}</summary>
+          {passwordForm}
+        </details>
+      ) : (
+        <>
+          {sso && <p class="sso-or">{t('orPassword')}</p>}
+          {passwordForm}
+        </>
+      )}
     </AuthFrame>
   );
 }

@@ -42,6 +42,9 @@ export const ROUTE_ACCESS = {
 
   'POST /api/v1/session': 'sign-in',
   'POST /api/v1/session/two-step': 'sign-in',
+  'GET /api/v1/session/methods': 'public',
+  'GET /api/v1/session/oidc': 'sign-in',
+  'GET /api/v1/session/oidc/callback': 'sign-in',
   'GET /api/v1/session': 'self',
   'DELETE /api/v1/session': 'self',
 

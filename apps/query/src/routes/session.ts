@@ -1,3 +1,4 @@
+import type { OidcSettings } from '@footfall/config';
 import {
   createChallenge,
   DUMMY_HASH,
@@ -5,6 +6,7 @@ import {
   endChallenge,
   findPersonByEmail,
   getPerson,
+  type PersonRow,
   recoveryCodesLeft,
   toPerson,
   upgradePasswordHash,
@@ -33,6 +35,15 @@ const TwoStep = v.strictObject({
 });
 
 /**
+ * Whether a password may sign this person in: always, unless FOOTFALL_OIDC_SSO_ONLY is on; then
+ * only the break-glass owner's (FOOTFALL_OIDC_BREAK_GLASS, and an owner still).
+ */
+function passwordAllowed(oidc: OidcSettings | undefined, person: PersonRow | undefined): boolean {
+  if (!oidc?.ssoOnly) return true;
+  return person !== undefined && person.role === 'owner' && person.email === oidc.breakGlass;
+}
+
+/**
  * Sign-in, JSON only. `POST /session` checks the password; with two-step on it answers
  * `{ two_step_required: true, challenge }` and `POST /session/two-step` finishes with a code or
  * a recovery code. Success sets the session cookie and returns the CSRF token.
@@ -43,14 +54,24 @@ export function sessionRoutes(deps: QueryDeps) {
     .post('/session', async (c) => {
       const body = await readJson(c, SignIn);
       const person = await findPersonByEmail(ctl, body.email);
+      const allowed = passwordAllowed(deps.config.oidc, person);
       const ok = await deps.passwordChecks.password(checkKeys(c, body.email), async () => {
         // an unknown e-mail costs the same hash, so timing does not reveal who has an account
         const right = await verifyPassword(body.password, person?.password_hash ?? DUMMY_HASH);
         // a hash of older parameters is made again now, in the same slot (password.ts)
-        if (right && person !== undefined) await upgradePasswordHash(ctl, person, body.password);
-        return right && person !== undefined;
+        if (right && person !== undefined && allowed) await upgradePasswordHash(ctl, person, body.password);
+        return right && person !== undefined && allowed;
       });
-      if (!ok || !person) throw new AppError('unauthorized', 'wrong e-mail or password');
+      if (!ok || !person) {
+        // with SSO only, one answer for a wrong password and a refused one: it does not tell
+        // which address is the break-glass owner's
+        throw new AppError(
+          'unauthorized',
+          deps.config.oidc?.ssoOnly
+            ? `wrong e-mail or password, or password sign-in is off for this account: sign in with ${deps.config.oidc.name}`
+            : 'wrong e-mail or password',
+        );
+      }
       if (person.totp_secret !== null) {
         return c.json({ two_step_required: true, challenge: await createChallenge(ctl, person.id) });
       }
