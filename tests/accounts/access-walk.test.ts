@@ -1,6 +1,7 @@
 import { recordMilestone, shareMilestone, storeFavicon, unsubscribeToken } from '@footfall/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_ACCESS, SHARE_READS } from '../../apps/query/src/auth/access.ts';
+import { type OidcProvider, startOidcProvider } from '../support/oidc.ts';
 import {
   type AccountsApp,
   type Agent,
@@ -29,6 +30,9 @@ const EXPECTED: Record<string, Access> = {
   'POST /api/v1/setup': 'setup',
   'POST /api/v1/session': 'sign-in',
   'POST /api/v1/session/two-step': 'sign-in',
+  'GET /api/v1/session/methods': 'public',
+  'GET /api/v1/session/oidc': 'sign-in',
+  'GET /api/v1/session/oidc/callback': 'sign-in',
   'GET /api/v1/session': 'self',
   'DELETE /api/v1/session': 'self',
   'PUT /api/v1/account/password': 'self',
@@ -185,6 +189,12 @@ const QUERIES: Record<string, string> = {
   'GET /api/v1/sites/:site/report/goal-props': '?goal=walked',
 };
 
+/**
+ * Routes whose answer to everybody is neither a success nor a refusal: starting a single sign-on
+ * sends anyone to the provider.
+ */
+const REDIRECTS: Record<string, number> = { 'GET /api/v1/session/oidc': 302 };
+
 type Caller = 'viewer' | 'api key' | 'share link' | 'owner of another instance' | 'no credential';
 const CALLERS: Caller[] = ['viewer', 'api key', 'share link', 'owner of another instance', 'no credential'];
 
@@ -196,6 +206,7 @@ function expected(
   key: string,
 ): number | 'ok' | 'not-refused' {
   // a share link's credential reads its site's report routes and nothing else (SHARE_READS)
+  if (REDIRECTS[key] !== undefined) return REDIRECTS[key];
   if (caller === 'share link' && !['public', 'sign-in', 'setup', 'operator', 'metrics'].includes(access)) {
     return SHARE_READS.has(key) ? 'ok' : 403;
   }
@@ -233,8 +244,19 @@ let shareCredential: string;
 let apiKey: string;
 let otherOwner: Agent;
 
+let idp: OidcProvider;
+
 beforeAll(async () => {
-  h = await accountsApp();
+  // single sign-on set up, so its routes answer as they do in use (the provider is real)
+  idp = await startOidcProvider('http://walk.example/api/v1/session/oidc/callback');
+  h = await accountsApp({
+    env: {
+      FOOTFALL_BASE_URL: 'http://walk.example',
+      FOOTFALL_OIDC_ISSUER: idp.issuer,
+      FOOTFALL_OIDC_CLIENT_ID: idp.clientId,
+      FOOTFALL_OIDC_CLIENT_SECRET: idp.clientSecret,
+    },
+  });
   other = await accountsApp();
   const owner = await h.setup('owner@example.com');
   otherOwner = await other.setup('owner@example.com');
@@ -312,6 +334,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.cleanup();
   await other.cleanup();
+  await idp.close();
 });
 
 function registered(): string[] {

@@ -112,7 +112,8 @@ export async function accountsApp(
     if (o.agent?.csrf && !['GET', 'HEAD'].includes(method)) headers['x-footfall-csrf'] = o.agent.csrf;
     const res = await app.request(path, { method, headers, body: body as BodyInit | undefined });
     const set = res.headers.get('set-cookie');
-    if (o.agent && set) {
+    // only the session cookie is kept (a single sign-on's own cookie leaves it as it is)
+    if (o.agent && set?.includes('footfall_session=')) {
       const m = /footfall_session=([^;]*)/.exec(set);
       o.agent.cookie = m?.[1] ? `footfall_session=${m[1]}` : undefined;
     }

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { Alerts } from '../../apps/query/src/alerts/alerts.ts';
 import { EmailReports } from '../../apps/query/src/email-reports/run.ts';
 import { Agent, PASSWORD, SETUP_TOKEN, totp } from '../accounts/harness.ts';
+import { authorizeAt, startOidcProvider } from '../support/oidc.ts';
 import type { DocumentedApp } from './documented-app.ts';
 
 /**
@@ -149,5 +150,83 @@ export async function emailReportsFlow(h: DocumentedApp, owner: Agent, site: str
     expect((await send()).json()).toMatchObject({ code: 'mail_not_configured' });
   } finally {
     h.deps.alerts = before;
+  }
+}
+
+/**
+ * Single sign-on: not set up (404), then set up against a real OpenID provider: the methods, a
+ * start (302 to the provider), a person who joins, the same return address again (401), an
+ * unverified address (403), and a provider that stops answering (502), each checked.
+ */
+export async function singleSignOnFlow(
+  h: DocumentedApp,
+  withSso: (env: Record<string, string>) => Promise<DocumentedApp>,
+) {
+  expect((await h.call('GET', '/api/v1/session/methods')).json()).toEqual({
+    passwords: true,
+    single_sign_on: null,
+  });
+  expect((await h.call('GET', '/api/v1/session/oidc')).status).toBe(404);
+  expect((await h.call('GET', '/api/v1/session/oidc/callback?state=s&code=c')).status).toBe(404);
+
+  const base = 'http://sso.example';
+  const idp = await startOidcProvider(`${base}/api/v1/session/oidc/callback`);
+  const env = {
+    FOOTFALL_BASE_URL: base,
+    FOOTFALL_OIDC_ISSUER: idp.issuer,
+    FOOTFALL_OIDC_CLIENT_ID: idp.clientId,
+    FOOTFALL_OIDC_CLIENT_SECRET: idp.clientSecret,
+    FOOTFALL_OIDC_DEFAULT_ROLE: 'viewer',
+  };
+  idp.accounts.set('ann', { email: 'ann@example.com', email_verified: true });
+  idp.accounts.set('eve', { email: 'eve@example.com', email_verified: false });
+  const app = await withSso(env);
+  const pathOf = (url: string) => {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  };
+  /** A started sign-in: the provider's address and the browser's binding cookie. */
+  const start = async () => {
+    const res = await app.call('GET', '/api/v1/session/oidc?next=%2Fsites');
+    expect(res.status).toBe(302);
+    const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect(cookie).toMatch(/^footfall_sso=/);
+    return { location: res.headers.get('location')!, cookie };
+  };
+  try {
+    expect((await app.call('GET', '/api/v1/session/methods')).json()).toEqual({
+      passwords: true,
+      single_sign_on: { name: 'single sign-on', start_url: '/api/v1/session/oidc' },
+    });
+    const first = await start();
+    expect(first.location.startsWith(`${idp.issuer}/`)).toBe(true);
+    expect(new URL(first.location).searchParams.get('code_challenge_method')).toBe('S256');
+    const back = pathOf(await authorizeAt(first.location, 'ann'));
+    const signedIn = await app.call('GET', back, { headers: { cookie: first.cookie, accept: 'text/html' } });
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get('location')).toBe('/sites');
+    expect(signedIn.headers.getSetCookie().some((c) => c.startsWith('footfall_session='))).toBe(true);
+    // the same return address again: used
+    const replayed = await app.call('GET', back, { headers: { cookie: first.cookie } });
+    expect(replayed.status).toBe(401);
+
+    const unverified = await start();
+    const eve = pathOf(await authorizeAt(unverified.location, 'eve'));
+    expect((await app.call('GET', eve, { headers: { cookie: unverified.cookie } })).status).toBe(403);
+
+    // the provider stops answering between the start and the return
+    const late = await start();
+    const lateBack = pathOf(await authorizeAt(late.location, 'ann'));
+    await idp.close();
+    const unreachable = await app.call('GET', lateBack, { headers: { cookie: late.cookie } });
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.json()).toMatchObject({ code: 'provider_unreachable' });
+    // and a provider never reached: the start is refused, as JSON or back to the sign-in screen
+    const gone = await withSso({ ...env, FOOTFALL_OIDC_ISSUER: idp.issuer });
+    expect((await gone.call('GET', '/api/v1/session/oidc')).status).toBe(502);
+    const html = await gone.call('GET', '/api/v1/session/oidc', { headers: { accept: 'text/html' } });
+    expect(html.headers.get('location')).toBe('/login?sso_error=unreachable');
+  } finally {
+    await idp.close().catch(() => undefined);
   }
 }

@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, PASSWORD } from '../accounts/harness.ts';
 import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
-import { emailReportsFlow, sessionFlow, setupOwner, signIn, twoStepFlow } from './account-scenarios.ts';
+import {
+  emailReportsFlow,
+  sessionFlow,
+  setupOwner,
+  signIn,
+  singleSignOnFlow,
+  twoStepFlow,
+} from './account-scenarios.ts';
 import { type CheckedContract, type DocumentedApp, documentedApp, loadContract } from './documented-app.ts';
 import { busy, rateLimited } from './limits.ts';
 import { liveStream, loadVisits, reportParameterErrors, reportReads } from './report-scenarios.ts';
@@ -123,6 +130,14 @@ const NEEDS_A_PROVIDER: Record<string, string> = {
 describe('the query API answers as docs/openapi.yaml says', () => {
   it('answers sign-in, the session and sign-out as documented', async () => {
     await sessionFlow(h);
+  });
+
+  it('answers single sign-on (not set up, and against a real OpenID provider) as documented', async () => {
+    await singleSignOnFlow(h, async (env) => {
+      const app = await documentedApp(contract, { env });
+      apps.push(app);
+      return app;
+    });
   });
 
   it('answers a password change, two-step set-up, a two-step sign-in and two-step off as documented', async () => {

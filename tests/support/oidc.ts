@@ -28,6 +28,46 @@ export interface OidcProvider {
   close(): Promise<void>;
 }
 
+/**
+ * Signs `login` in at the provider as a browser would, without one: follows the authorization
+ * address through the development login and consent pages (keeping the provider's cookies) and
+ * resolves with the address the provider sends the browser back to (`redirect_uri?code&state`).
+ */
+export async function authorizeAt(authorizationUrl: string, login: string): Promise<string> {
+  const jar = new Map<string, string>();
+  let url = authorizationUrl;
+  let form: Record<string, string> | undefined;
+  for (let hop = 0; hop < 12; hop++) {
+    const res = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair = ''] = c.split(';');
+      const eq = pair.indexOf('=');
+      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    form = undefined;
+    const location = res.headers.get('location');
+    if (location) {
+      const next = new URL(location, url);
+      if (next.origin !== new URL(authorizationUrl).origin) return next.href;
+      url = next.href;
+      continue;
+    }
+    const page = await res.text();
+    if (page.includes('name="login"')) form = { prompt: 'login', login, password: 'any' };
+    else if (page.includes('value="consent"')) form = { prompt: 'consent' };
+    else throw new Error(`the provider answered ${res.status} with neither a login nor a consent page`);
+  }
+  throw new Error('the provider never sent the browser back');
+}
+
 /** A free loopback port, for a server whose address must be known before it starts. */
 export async function freePort(): Promise<number> {
   const s = createServer();

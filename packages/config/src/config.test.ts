@@ -76,6 +76,68 @@ describe('loadConfig', () => {
     expect(bad.join('\n')).not.toContain('secretpw');
   });
 
+  it('sets up single sign-on from the OIDC variables, and names each missing companion', () => {
+    const oidc = {
+      FOOTFALL_BASE_URL: 'https://stats.example.com',
+      FOOTFALL_OIDC_ISSUER: 'https://id.example.com/realms/acme/',
+      FOOTFALL_OIDC_CLIENT_ID: 'footfall',
+    };
+    expect(loadConfig({}).oidc).toBeUndefined();
+    expect(loadConfig(oidc).oidc).toEqual({
+      issuer: 'https://id.example.com/realms/acme',
+      clientId: 'footfall',
+      clientSecret: undefined,
+      name: 'single sign-on',
+      defaultRole: undefined,
+      defaultSites: 'all',
+      ssoOnly: false,
+      breakGlass: undefined,
+    });
+    const full = loadConfig({
+      ...oidc,
+      FOOTFALL_OIDC_CLIENT_SECRET: 'client-secret',
+      FOOTFALL_OIDC_NAME: 'Acme ID',
+      FOOTFALL_OIDC_DEFAULT_ROLE: 'viewer',
+      FOOTFALL_OIDC_DEFAULT_SITES: 'shop.example.com, k3vq8m2xpa',
+      FOOTFALL_OIDC_SSO_ONLY: 'on',
+      FOOTFALL_OIDC_BREAK_GLASS: 'Owner@Example.com',
+    }).oidc;
+    expect(full).toMatchObject({
+      clientSecret: 'client-secret',
+      name: 'Acme ID',
+      defaultRole: 'viewer',
+      defaultSites: ['shop.example.com', 'k3vq8m2xpa'],
+      ssoOnly: true,
+      breakGlass: 'owner@example.com',
+    });
+    // http only on this machine (a provider in a test)
+    expect(loadConfig({ ...oidc, FOOTFALL_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(problemsOf({ ...oidc, FOOTFALL_OIDC_ISSUER: 'http://id.example.com' })).toEqual([
+      'FOOTFALL_OIDC_ISSUER: must be an https:// URL (http:// only for localhost)',
+    ]);
+    expect(problemsOf({ FOOTFALL_OIDC_ISSUER: 'https://id.example.com' })).toEqual([
+      'FOOTFALL_OIDC_CLIENT_ID: must be set with FOOTFALL_OIDC_ISSUER (the client id the provider gave Footfall)',
+      'FOOTFALL_BASE_URL: must be set with FOOTFALL_OIDC_ISSUER (the provider sends people back to <base URL>/api/v1/session/oidc/callback)',
+    ]);
+    expect(problemsOf({ ...oidc, FOOTFALL_OIDC_SSO_ONLY: 'on' })).toEqual([
+      'FOOTFALL_OIDC_BREAK_GLASS: must be set with FOOTFALL_OIDC_SSO_ONLY (the owner who may still sign in with a password when the provider is down)',
+    ]);
+    expect(problemsOf({ FOOTFALL_OIDC_DEFAULT_ROLE: 'viewer', FOOTFALL_OIDC_CLIENT_SECRET: 'x' })).toEqual([
+      'FOOTFALL_OIDC_CLIENT_SECRET: needs FOOTFALL_OIDC_ISSUER',
+      'FOOTFALL_OIDC_DEFAULT_ROLE: needs FOOTFALL_OIDC_ISSUER',
+    ]);
+    expect(problemsOf({ ...oidc, FOOTFALL_OIDC_DEFAULT_SITES: 'shop example' })).toEqual([
+      'FOOTFALL_OIDC_DEFAULT_SITES: must be all, none, or site ids or domains: "shop example" is neither',
+    ]);
+    const printed = describeConfig(loadConfig({ ...oidc, FOOTFALL_OIDC_CLIENT_SECRET: 'oidcsecret' })).join(
+      '\n',
+    );
+    expect(printed).not.toContain('oidcsecret');
+    expect(printed).toContain('FOOTFALL_OIDC_CLIENT_SECRET=********');
+  });
+
   it('listens on :$PORT when PORT is set and FOOTFALL_ADDR is not', () => {
     expect(loadConfig({ PORT: '3000' }).addr).toEqual({ host: undefined, port: 3000 });
     expect(loadConfig({ PORT: '3000', FOOTFALL_ADDR: '127.0.0.1:9000' }).addr).toEqual({
