@@ -61,6 +61,7 @@ const EXPECTED: Record<string, Access> = {
   'GET /api/v1/site-access': 'owner',
   'PUT /api/v1/site-access/:id': 'owner',
   'GET /api/v1/site-trends': 'viewer',
+  'GET /api/v1/report': 'viewer',
   'GET /api/v1/sites/:site/report': 'viewer',
   'GET /api/v1/sites/:site/export.csv': 'viewer',
   'GET /api/v1/sites/:site/now': 'viewer',

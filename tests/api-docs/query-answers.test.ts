@@ -11,7 +11,13 @@ import {
 } from './account-scenarios.ts';
 import { type CheckedContract, type DocumentedApp, documentedApp, loadContract } from './documented-app.ts';
 import { busy, rateLimited } from './limits.ts';
-import { liveStream, loadVisits, reportParameterErrors, reportReads } from './report-scenarios.ts';
+import {
+  allSitesFlow,
+  liveStream,
+  loadVisits,
+  reportParameterErrors,
+  reportReads,
+} from './report-scenarios.ts';
 import {
   apiKeyFlow,
   layoutAndAccessFlow,
@@ -166,6 +172,9 @@ describe('the query API answers as docs/openapi.yaml says', () => {
 
   it('answers the report, CSV, now, events, heatmap, retention and journey with data as documented', async () => {
     await reportReads(h, ids.site, who.viewer, now);
+    const noSites = await documentedApp(contract, { env: { FOOTFALL_API_TOKEN: API_TOKEN } });
+    apps.push(noSites);
+    await allSitesFlow(h, owner(), who.viewer, ids.site, now, noSites, API_TOKEN);
     await reportParameterErrors(h, ids.site, who.viewer);
   });
 

@@ -169,3 +169,63 @@ export async function liveStream(h: DocumentedApp, site: string, viewer: Agent, 
   expect(stream.events.map((e) => e.event)).toEqual(['ready', 'visits']);
   expect(stream.events[1]?.data).toMatchObject([{ path: '/live', referrer: 'example.org' }]);
 }
+
+/**
+ * The report of several sites: a second site with one visit of its own beside the first, every
+ * number the sum of the two sites' reports, each page row naming its site; a site the caller may
+ * not read is refused (403), and a caller who may read none is told so (404).
+ */
+export async function allSitesFlow(
+  h: DocumentedApp,
+  owner: Agent,
+  viewer: Agent,
+  site: string,
+  now: number,
+  noSites: DocumentedApp,
+  apiToken: string,
+) {
+  const second = (
+    await h.call('POST', '/api/v1/sites', { body: { domain: 'second.example.org' }, agent: owner })
+  ).json<{ site: { id: string } }>().site.id;
+  const result = await h.deps.analytics.engine.applyBatch({
+    records: [
+      {
+        stream: 'apidocs-2',
+        seq: 1n,
+        record: walEvent(second, now - 5 * MINUTE, { visitor: 'v-2', path: '/' }),
+      },
+    ],
+  });
+  expect(result.events).toBe(1);
+  const period = `from=${day(now - 3 * 86_400_000)}&to=${day(now)}`;
+  type Kpis = { kpis: { visitors: number; visits: number; pageviews: number } };
+  const one = (id: string) =>
+    h.call('GET', `/api/v1/sites/${id}/report?${period}`, { agent: viewer }).then((r) => r.json<Kpis>().kpis);
+  const [a, b] = [await one(site), await one(second)];
+
+  const all = await h.call('GET', `/api/v1/report?${period}&compare=previous&limit=5`, { agent: viewer });
+  expect(all.status).toBe(200);
+  const body = all.json<
+    Kpis & {
+      sites: { id: string; share: number }[];
+      breakdowns: { pages: { site: string; value: string }[] };
+    }
+  >();
+  expect(body.kpis).toMatchObject({
+    visitors: a.visitors + b.visitors,
+    visits: a.visits + b.visits,
+    pageviews: a.pageviews + b.pageviews,
+  });
+  expect(body.sites.map((s) => s.id).sort()).toEqual([site, second].sort());
+  expect(body.sites.reduce((sum, s) => sum + s.share, 0)).toBeCloseTo(1);
+  expect(body.breakdowns.pages).toContainEqual(expect.objectContaining({ site: second, value: '/' }));
+  const chosen = await h.call('GET', `/api/v1/report?sites=${second}&${period}`, { agent: viewer });
+  expect(chosen.json<Kpis>().kpis.visits).toBe(b.visits);
+  const refused = await h.call('GET', `/api/v1/report?sites=${site},zzzzzzzzzz`, { agent: viewer });
+  expect(refused.status).toBe(403);
+  expect(refused.json<{ message: string }>().message).toBe('you may not read site zzzzzzzzzz');
+  expect((await h.call('GET', '/api/v1/report?sites=', { agent: viewer })).status).toBe(400);
+  expect((await h.call('GET', '/api/v1/report?daily=1', { agent: viewer })).status).toBe(400);
+  expect((await noSites.call('GET', '/api/v1/report', { bearer: apiToken })).status).toBe(404);
+  await h.call('DELETE', `/api/v1/sites/${second}`, { agent: owner });
+}

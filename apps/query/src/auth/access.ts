@@ -79,6 +79,7 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/site-trends': 'viewer',
   'PUT /api/v1/site-access/:id': 'owner',
 
+  'GET /api/v1/report': 'viewer',
   'GET /api/v1/sites/:site/report': 'viewer',
   'GET /api/v1/sites/:site/export.csv': 'viewer',
   'GET /api/v1/sites/:site/now': 'viewer',

@@ -1,9 +1,12 @@
 import {
   type ControlDb,
   canonicalTimeZone,
+  getSite,
   listFunnels,
   listGoalsNow,
+  listSites,
   type Site,
+  scopeAllows,
   searchClicksByPath,
   searchConsoleOf,
 } from '@footfall/control';
@@ -12,6 +15,7 @@ import { hasConnections, type RateTable } from '@footfall/payments';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { aiSearchReport } from '../ai-search.ts';
+import { mergeReports, type SiteReport } from '../all-sites.ts';
 import type { Analytics } from '../analytics.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { siteRead } from '../auth/site-read.ts';
@@ -46,6 +50,49 @@ const REPORT_PARAMS = [
   'limit',
   'imported',
 ];
+
+/** What a report of several sites takes beside `sites`: no revenue, daily or imported days (per site only). */
+const ALL_SITES_PARAMS = ['period', 'from', 'to', 'compare', 'cfrom', 'cto', 'bucket', 'f', 'deep', 'limit'];
+/** Most sites one report of several sites reads. */
+export const MAX_REPORT_SITES = 200;
+
+/**
+ * The sites of `GET /api/v1/report`: those asked for (`sites=a,b` or repeated), each one the caller
+ * may read, or every site the caller may read. A site they may not read, or that does not exist,
+ * is a 403 naming it (one answer for both, so no one probes which ids exist).
+ */
+function readableSites(c: Context<AuthEnv>, asked: string[] | undefined): Site[] {
+  const principal = c.get('principal');
+  if (!principal) throw new AppError('unauthorized', 'sign in or send an API key');
+  const control = c.get('control');
+  const ids = [
+    ...new Set(
+      (asked ?? [])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (asked !== undefined && ids.length === 0)
+    throw new AppError('invalid_parameter', 'sites: name at least one site id', { field: 'sites' });
+  const sites =
+    ids.length === 0
+      ? listSites(control).filter((s) => scopeAllows(principal.scope, s.id))
+      : ids.map((id) => {
+          const site = getSite(control, id);
+          if (!site || !scopeAllows(principal.scope, id))
+            throw new AppError('forbidden', `you may not read site ${id.slice(0, 40)}`, { field: 'sites' });
+          return site;
+        });
+  if (sites.length === 0) throw new AppError('not_found', 'there is no site you may read');
+  if (sites.length > MAX_REPORT_SITES)
+    throw new AppError(
+      'invalid_parameter',
+      `sites: at most ${MAX_REPORT_SITES} sites in one report (name them with sites=)`,
+      { field: 'sites' },
+    );
+  return sites;
+}
 
 /** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
 export interface RevenueSources {
@@ -189,6 +236,19 @@ export function reportRoutes(
       const query = c.req.queries();
       const p = params(query, [...REPORT_PARAMS, ...REVENUE_PARAMS], site, now(), sources?.control);
       return c.json(await reportWithRevenue(c, site, p, query));
+    })
+    .get('/report', async (c) => {
+      const { sites: asked, ...query } = c.req.queries();
+      const chosen = readableSites(c, asked);
+      const parts: SiteReport[] = [];
+      let limit = 0;
+      // one site after another: the engine's threads serve each report, and each is cached
+      for (const site of chosen) {
+        const p = params(query, ALL_SITES_PARAMS, site, now(), sources?.control);
+        limit = p.limit;
+        parts.push({ id: site.id, domain: site.domain, report: await report(c, site, p) });
+      }
+      return c.json(mergeReports(parts, limit));
     })
     .get('/sites/:site/export.csv', siteRead(), async (c) => {
       const site = c.get('site');
