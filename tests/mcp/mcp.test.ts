@@ -151,6 +151,7 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'get_ai_robots',
       'get_ai_search',
+      'get_all_sites_report',
       'get_breakdown',
       'get_card',
       'get_funnels',
@@ -328,6 +329,24 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(unknown.summary).toContain(
       'no segment named "Paid" on this site; its segments are "From Hacker News"',
     );
+  });
+
+  it('reads every site at once with the numbers of the API, and only the sites a key may read', async () => {
+    const client = await httpClient(keyAll);
+    const all = await call(client, 'get_all_sites_report', {
+      period: '7d',
+      breakdowns: ['channel', 'pages'],
+    });
+    const fromApi = await api<Answer & { sites: { id: string }[] }>(keyAll, '/api/v1/report?period=7d');
+    expect(all.data.kpis).toEqual(fromApi.kpis);
+    expect(all.data.sites.map((s: { id: string }) => s.id).sort()).toEqual([shop, blog].sort());
+    expect(all.data.breakdowns.channel).toEqual(fromApi.breakdowns.channel);
+    expect(all.summary).toMatch(/^2 sites, .*: \d+ visitors, \d+ visits, \d+ pageviews\. By site: /);
+    const shopOnly = await call(await httpClient(keyShop), 'get_all_sites_report', {});
+    expect(shopOnly.data.sites.map((s: { id: string }) => s.id)).toEqual([shop]);
+    const refused = await call(await httpClient(keyShop), 'get_all_sites_report', { sites: [shop, blog] });
+    expect(refused.result.isError).toBe(true);
+    expect((refused.result.content[0] as { text: string }).text).toContain(`you may not read site ${blog}`);
   });
 
   it('shows a key limited to one site that site only, and says so for the other', async () => {

@@ -26,6 +26,7 @@ const DataRequestsScreen = lazyScreen(
   'DataRequestsScreen',
 );
 const AccountScreen = lazyScreen(() => import('./settings/AccountScreen.tsx'), 'AccountScreen');
+const AllSitesScreen = lazyScreen(() => import('./screens/AllSitesScreen.tsx'), 'AllSitesScreen');
 const HealthScreen = lazyScreen(() => import('./screens/HealthScreen.tsx'), 'HealthScreen');
 const ShareScreen = lazyScreen<{ token: string }>(() => import('./share/ShareScreen.tsx'), 'ShareScreen');
 
@@ -40,6 +41,7 @@ interface Route {
 /** Every screen of the signed-in dashboard, by path. */
 const ROUTES: Route[] = [
   { path: /^\/(sites)?$/, title: t('titleSites'), render: () => <SitesScreen /> },
+  { path: /^\/all$/, title: t('titleAllSites'), render: () => <AllSitesScreen /> },
   { path: /^\/sites\/new$/, owner: true, title: t('titleAddSite'), render: () => <AddSiteScreen /> },
   {
     path: /^\/sites\/([^/]+)\/settings$/,

@@ -7,6 +7,8 @@ import { registerCardTool } from './card-tool.ts';
 import { DIMENSIONS_DOC } from './dimensions.ts';
 import { type PeriodInput, period } from './inputs.ts';
 import {
+  type AllSitesReport,
+  allSitesSummary,
   type Kpis,
   type Report,
   type Row,
@@ -211,6 +213,63 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
           revenue: report.revenue,
         };
         return { summary: reportSummary(s, report, breakdowns), data };
+      }),
+  );
+
+  server.registerTool(
+    'get_all_sites_report',
+    {
+      title: 'Every site at once',
+      description:
+        'The report of several sites together (all this key may read unless `sites` names some): summed visitors, visits and pageviews, bounce rate and duration weighted by visits, each site with its share of the visitors and its change, and the top rows of chosen breakdowns added across sites (pages stay one row per site). Each site counts its own days in its own time zone. No revenue: ask get_report per site.',
+      inputSchema: {
+        sites: z
+          .array(z.string().min(1).max(100))
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('site ids (from list_sites); default all'),
+        period: z
+          .enum(['today', 'yesterday', '7d', '28d', '30d', '91d', 'month', 'lastmonth', 'year', '12mo'])
+          .optional()
+          .describe(
+            'a named period in each site’s time zone: 7d is the last 7 days, month this month so far; default 30d',
+          ),
+        compare,
+        filters: period.filters,
+        breakdowns: z
+          .array(z.enum(BREAKDOWNS))
+          .max(BREAKDOWNS.length)
+          .optional()
+          .describe('which breakdowns to include (default channel, referrer, pages, country, device)'),
+        limit: z.number().int().min(1).max(100).optional().describe('rows per breakdown, default 10'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      answer(async () => {
+        const query = new URLSearchParams({
+          period: input.period ?? '30d',
+          limit: String(input.limit ?? 10),
+        });
+        if (input.sites) query.set('sites', input.sites.join(','));
+        if (input.compare) query.set('compare', input.compare);
+        for (const f of input.filters ?? []) query.append('f', f);
+        const wanted = input.breakdowns ?? DEFAULT_BREAKDOWNS;
+        if (wanted.some((b) => DEEP.has(b))) query.set('deep', '1');
+        const report = (await get('/api/v1/report', query)) as AllSitesReport;
+        const breakdowns: Record<string, Row[]> = {};
+        for (const b of wanted) breakdowns[b] = report.breakdowns[b] ?? [];
+        const data = {
+          period: report.period,
+          compare: report.compare,
+          time_zones: report.time_zones,
+          kpis: report.kpis,
+          compare_kpis: report.compare_kpis,
+          sites: report.sites,
+          breakdowns,
+        };
+        return { summary: allSitesSummary(report, breakdowns), data };
       }),
   );
 

@@ -93,3 +93,30 @@ export function revenueSummary(site: Site, r: Report, by: Record<string, Row[]>)
   const top = by.channel?.[0];
   return `${site.domain}, ${span(r.period)}: revenue ${money(k.revenue ?? 0, currency)}${change(k.revenue ?? 0, r.compare_kpis?.revenue)} from ${int(k.customers ?? 0)} customers${top ? `; top channel ${top.value ?? '(none)'} (${money(Number(top.revenue), currency)})` : ''}${r.revenue && r.revenue.unattributed > 0 ? `; ${money(r.revenue.unattributed, currency)} not credited to any visit` : ''}.`;
 }
+
+/** `GET /api/v1/report`: several sites' report merged (docs/api.md, All sites). */
+export interface AllSitesReport {
+  period: { from: string; to: string };
+  compare: { from: string; to: string } | null;
+  time_zones: string[];
+  kpis: Kpis;
+  compare_kpis: Kpis | null;
+  sites: { id: string; domain: string; kpis: Kpis; compare_kpis: Kpis | null; share: number }[];
+  breakdowns: Record<string, Row[]>;
+}
+
+export function allSitesSummary(r: AllSitesReport, breakdowns: Record<string, Row[]>): string {
+  const k = r.kpis;
+  const c = r.compare_kpis ?? undefined;
+  const head = `${r.sites.length} site${r.sites.length === 1 ? '' : 's'}, ${span(r.period)}: ${int(k.visitors)} visitors${change(k.visitors, c?.visitors)}, ${int(k.visits)} visits, ${int(k.pageviews)} pageviews`;
+  const each = r.sites
+    .slice(0, 5)
+    .map((s) => `${s.domain} ${pct(s.share)}${change(s.kpis.visitors, s.compare_kpis?.visitors)}`)
+    .join(', ');
+  const tops = Object.entries(breakdowns)
+    .map(([name, rows]) =>
+      rows[0] ? `top ${name}: ${rows[0].value ?? '(none)'} (${int(rows[0].visitors)})` : '',
+    )
+    .filter(Boolean);
+  return `${head}. By site: ${each}${r.sites.length > 5 ? ', …' : ''}.${tops.length ? ` ${tops.join('; ')}.` : ''}`;
+}

@@ -122,7 +122,7 @@ export function ShortcutsHelp(props: { onClose: () => void }) {
 export function Layout(props: { children: ComponentChildren }) {
   const [help, setHelp] = useState(false);
   const info = session.value;
-  useShortcuts({ '?': () => setHelp(true) });
+  useShortcuts({ '?': () => setHelp(true), g: () => navigate('/all') });
   useEffect(() => {
     const url = info?.instance.releases_url;
     if (url) void checkForUpdate(info.instance.version, url);

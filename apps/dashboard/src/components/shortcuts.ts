@@ -17,6 +17,7 @@ export const SHORTCUTS: readonly [key: string, what: string][] = [
   ['A', t('shortcutAllTime')],
   ['C', t('shortcutCustom')],
   ['X', t('shortcutCompare')],
+  ['G', t('shortcutAllSites')],
   [t('keyEscape'), t('shortcutEscape')],
   ['?', t('shortcutHelp')],
 ];

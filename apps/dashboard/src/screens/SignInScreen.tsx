@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client.ts';
+import { lazyScreen } from '../components/lazy.tsx';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
@@ -8,17 +9,8 @@ import { navigate, query } from '../router.ts';
 import { startSession } from '../session.ts';
 import { AuthFrame } from './AuthFrame.tsx';
 
-/** What the sign-in screen says of a refused single sign-on (`?sso_error=`, routes/sso.ts). */
-const SSO_ERRORS = {
-  expired: 'ssoExpired',
-  other_browser: 'ssoOtherBrowser',
-  provider_refused: 'ssoProviderRefused',
-  token_refused: 'ssoTokenRefused',
-  unverified_email: 'ssoUnverifiedEmail',
-  no_email: 'ssoNoEmail',
-  no_account: 'ssoNoAccount',
-  unreachable: 'ssoUnreachable',
-} as const;
+/** Why a single sign-on was refused: its own small file, fetched only after one was. */
+const SsoRefusal = lazyScreen<{ code: string }>(() => import('./SsoRefusal.tsx'), 'SsoRefusal');
 
 /**
  * Sign-in with the OpenID provider when one is set up, or with a password, then a code when
@@ -81,7 +73,7 @@ export function SignInScreen() {
     );
   }
   const sso = methods.data?.single_sign_on;
-  const ssoError = SSO_ERRORS[query.value.get('sso_error') as keyof typeof SSO_ERRORS];
+  const ssoError = query.value.get('sso_error');
   const passwordForm = (
     <form onSubmit={passwordStep.submit}>
       <Field label={t('email')}>
@@ -117,11 +109,7 @@ export function SignInScreen() {
   if (methods.loading && !methods.data) return <AuthFrame title={t('signIn')}>{null}</AuthFrame>;
   return (
     <AuthFrame title={t('signIn')}>
-      {ssoError && (
-        <p class="error" role="alert">
-          {t(ssoError)}
-        </p>
-      )}
+      {ssoError && <SsoRefusal code={ssoError} />}
       {sso && (
         <a class="button sso-button" href={`${sso.start_url}?next=${encodeURIComponent(target)}`}>
           {t('ssoWith', { name: sso.name })}

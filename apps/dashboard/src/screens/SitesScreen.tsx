@@ -64,6 +64,33 @@ function SiteCard({ site, trend }: { site: Schema<'Site'>; trend: Trend | undefi
   );
 }
 
+/** The way to every site at once (`/all`, key G): their visitors of the last 30 days together. */
+function AllSitesCard({ trends }: { trends: Trend[] }) {
+  const days = Math.max(0, ...trends.map((tr) => tr.visitors.length));
+  const summed = Array.from({ length: days }, (_, i) =>
+    trends.reduce((sum, tr) => sum + (tr.visitors[tr.visitors.length - days + i] ?? 0), 0),
+  );
+  const total = summed.reduce((a, b) => a + b, 0);
+  return (
+    <ul class="site-grid all-sites-entry">
+      <li class="site-card card">
+        <Link class="site-card-link" href="/all" aria-keyshortcuts="g">
+          <span class="site-card-head">
+            <span class="site-card-domain">{t('allSites')}</span>
+            <kbd aria-hidden="true">G</kbd>
+          </span>
+          <span class="site-card-number">
+            <strong>{compact(total)}</strong>{' '}
+            <span class="muted">{t('visitorsIn30Days', { count: total })}</span>
+          </span>
+          <span class="muted site-card-note">{t('allSitesCard')}</span>
+          {days > 0 && <Sparkline values={summed} />}
+        </Link>
+      </li>
+    </ul>
+  );
+}
+
 /**
  * Every site the person may see, in the account-wide layout (pins, groups, order), each with its
  * last 30 days. An owner without a site is sent to add one; an owner whose sites all wait for a
@@ -117,6 +144,7 @@ export function SitesScreen() {
         )}
       </div>
       {sites.length === 0 && <p>{t('noSiteShared')}</p>}
+      {sites.length > 1 && <AllSitesCard trends={trends?.trends ?? []} />}
       {arrangeSites(sites, layout).map((section) => (
         <section class="site-section" key={section.title ?? ''} aria-label={section.title ?? t('sites')}>
           {section.title && <h2>{section.title}</h2>}

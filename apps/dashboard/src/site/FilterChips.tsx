@@ -5,7 +5,7 @@ import { linkTo, type Scope } from './scope.ts';
 import { splitFilter, withoutFilter } from './view.ts';
 
 /** The filters in force, each removable; they all hold at once. */
-export function FilterChips({ scope }: { scope: Scope }) {
+export function FilterChips({ scope }: { scope: Pick<Scope, 'path' | 'view'> }) {
   const filters = scope.view.filters;
   if (filters.length === 0) return null;
   return (

@@ -48,7 +48,10 @@ export function reportQuery(scope: Scope) {
 }
 
 /** A link to this report with the view changed. */
-export function linkTo(scope: Scope, change: Partial<View> | ((view: View) => View)): string {
+export function linkTo(
+  scope: Pick<Scope, 'path' | 'view'>,
+  change: Partial<View> | ((view: View) => View),
+): string {
   const next = typeof change === 'function' ? change(scope.view) : { ...scope.view, ...change };
   return viewHref(scope.path, next);
 }

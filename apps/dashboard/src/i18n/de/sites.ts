@@ -76,4 +76,6 @@ export default {
   ignoreUnmarkLink: 'dieselbe Adresse mit =0',
   openInBrowser: 'In diesem Browser öffnen',
   copyLink: 'Link kopieren',
+  allSites: 'Alle Websites',
+  allSitesCard: 'Alle Websites zusammen: Summen, Anteil jeder Website, wichtigste Quellen und Seiten',
 } satisfies Translation<typeof en>;

@@ -51,8 +51,10 @@ export default {
   shortcutCompare: 'Compare with the previous period, or stop comparing',
   shortcutEscape: 'Close a dialog; otherwise remove the filters',
   shortcutHelp: 'This list',
+  shortcutAllSites: 'All sites at once',
   // screens by path (the page's title)
   titleSites: 'Sites',
+  titleAllSites: 'All sites',
   titleAddSite: 'Add a site',
   titleSiteSettings: 'Site settings',
   titleSite: 'Site',

@@ -78,4 +78,7 @@ export default {
   ignoreUnmarkLink: 'the same address with =0',
   openInBrowser: 'Open it in this browser',
   copyLink: 'Copy the link',
+  // all sites at once
+  allSites: 'All sites',
+  allSitesCard: 'Every site together: totals, each site’s share, top sources and pages',
 };

@@ -79,4 +79,6 @@ export default {
   ignoreUnmarkLink: 'la misma dirección con =0',
   openInBrowser: 'Abrirlo en este navegador',
   copyLink: 'Copiar el enlace',
+  allSites: 'Todos los sitios',
+  allSitesCard: 'Todos los sitios juntos: totales, la parte de cada sitio, fuentes y páginas principales',
 } satisfies Translation<typeof en>;

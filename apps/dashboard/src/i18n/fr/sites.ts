@@ -77,4 +77,6 @@ export default {
   ignoreUnmarkLink: 'la même adresse avec =0',
   openInBrowser: 'L’ouvrir dans ce navigateur',
   copyLink: 'Copier le lien',
+  allSites: 'Tous les sites',
+  allSitesCard: 'Tous les sites ensemble : totaux, part de chaque site, principales sources et pages',
 } satisfies Translation<typeof en>;
