@@ -1,12 +1,4 @@
-import type {
-  BreakdownRow,
-  Breakdowns,
-  ChartPoint,
-  EventRow,
-  Metrics,
-  PageRow,
-  Report,
-} from './engine/report-types.ts';
+import type { BreakdownRow, ChartPoint, EventRow, Metrics, PageRow, Report } from './engine/report-types.ts';
 
 /**
  * The report of several sites at once (`GET /api/v1/report`, docs/api.md#all-sites), merged from

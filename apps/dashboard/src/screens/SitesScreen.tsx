@@ -77,7 +77,7 @@ function AllSitesCard({ trends }: { trends: Trend[] }) {
         <Link class="site-card-link" href="/all" aria-keyshortcuts="g">
           <span class="site-card-head">
             <span class="site-card-domain">{t('allSites')}</span>
-            <kbd aria-hidden="true">G</kbd>
+            <kbd>G</kbd>
           </span>
           <span class="site-card-number">
             <strong>{compact(total)}</strong>{' '}
