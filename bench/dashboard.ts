@@ -5,7 +5,6 @@
 // scrolled to, counted apart. Each run asks a different 30-day period, so no report is cached;
 // one more run repeats a period (a warm cache). Writes bench/results/dashboard.md.
 // Run: pnpm bench:dashboard [--events 1000000] [--runs 10] [--reuse dir] [--keep]
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,73 +13,16 @@ import { parseArgs } from 'node:util';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { FIRST_VIEW_JS_BUDGET, firstViewSizes } from '../apps/dashboard/scripts/sizes.ts';
 import { writeDemoData } from './demo-data.ts';
+import { type Footfall, startFootfall, waitTailed } from './footfall-process.ts';
 import { machineLine } from './machine.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TARGET_MS = 500;
 const TARGET_REQUESTS = 8;
-const OPERATOR = 'bench-operator-token-0123456789';
 const OWNER = { email: 'bench@example.com', password: 'bench password 0123' };
 const DAY = 86_400_000;
 const BROWSER_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-
-interface Footfall {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  stop(): Promise<void>;
-}
-
-/** `footfall start` on the data directory; resolves when the gateway listens. */
-async function startFootfall(dataDir: string): Promise<Footfall> {
-  const child = spawn(process.execPath, [join(root, 'packages/cli/bin/footfall.mjs'), 'start'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      FOOTFALL_DATA_DIR: dataDir,
-      FOOTFALL_ADDR: '127.0.0.1:0',
-      FOOTFALL_GEO: 'off',
-      FOOTFALL_OPERATOR_TOKEN: OPERATOR,
-      FOOTFALL_ENGINE_THREADS: '2',
-      FOOTFALL_ENGINE_MEMORY: '256MB',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout?.on('data', (c: Buffer) => (text += c));
-  child.stderr?.on('data', (c: Buffer) => (text += c));
-  const started = Date.now();
-  for (;;) {
-    const port = /"port":(\d+).*ingest gateway listening/.exec(text)?.[1];
-    if (port && /query service listening/.test(text)) {
-      return {
-        child,
-        url: `http://127.0.0.1:${port}`,
-        output: () => text,
-        async stop() {
-          child.kill('SIGTERM');
-          await new Promise((r) => child.once('exit', r));
-        },
-      };
-    }
-    if (child.exitCode !== null || Date.now() - started > 120_000)
-      throw new Error(`footfall did not start:\n${text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits until the write-ahead log is all in reports. */
-async function waitTailed(url: string): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    const res = await fetch(`${url}/_footfall/health`, { headers: { authorization: `Bearer ${OPERATOR}` } });
-    if (res.ok) {
-      const health = (await res.json()) as { writer: { lag_events: number } };
-      if (health.writer.lag_events === 0) return (performance.now() - started) / 1000;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 /** The owner's session cookie: set up with the printed link's token, or signed in on a reused directory. */
 async function ownerCookie(ff: Footfall): Promise<{ name: string; value: string }> {

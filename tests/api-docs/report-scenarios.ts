@@ -224,6 +224,11 @@ export async function allSitesFlow(
   const refused = await h.call('GET', `/api/v1/report?sites=${site},zzzzzzzzzz`, { agent: viewer });
   expect(refused.status).toBe(403);
   expect(refused.json<{ message: string }>().message).toBe('you may not read site zzzzzzzzzz');
+  const few = await h.call('GET', `/api/v1/report?${period}&breakdowns=channel,pages`, { agent: viewer });
+  const fewBody = few.json<Kpis & { breakdowns: Record<string, unknown[]> }>();
+  expect(Object.keys(fewBody.breakdowns).sort()).toEqual(['channel', 'events', 'pages']);
+  expect(fewBody.kpis).toEqual(body.kpis);
+  expect((await h.call('GET', '/api/v1/report?breakdowns=colour', { agent: viewer })).status).toBe(400);
   expect((await h.call('GET', '/api/v1/report?sites=', { agent: viewer })).status).toBe(400);
   expect((await h.call('GET', '/api/v1/report?daily=1', { agent: viewer })).status).toBe(400);
   expect((await noSites.call('GET', '/api/v1/report', { bearer: apiToken })).status).toBe(404);

@@ -257,6 +257,7 @@ export function createFootfallMcpServer(get: ApiGet, version: string): McpServer
         for (const f of input.filters ?? []) query.append('f', f);
         const wanted = input.breakdowns ?? DEFAULT_BREAKDOWNS;
         if (wanted.some((b) => DEEP.has(b))) query.set('deep', '1');
+        query.set('breakdowns', wanted.join(','));
         const report = (await get('/api/v1/report', query)) as AllSitesReport;
         const breakdowns: Record<string, Row[]> = {};
         for (const b of wanted) breakdowns[b] = report.breakdowns[b] ?? [];

@@ -70,6 +70,7 @@ export function AllSitesScreen() {
     compare: view.compare === 'year' ? ('year' as const) : ('previous' as const),
     f: view.filters.length > 0 ? view.filters : undefined,
     bucket: view.bucket,
+    breakdowns: SHOWN.join(','),
   };
   const report = useLoad(
     (signal) => unwrap(api.GET('/api/v1/report', { signal, params: { query: params } })),

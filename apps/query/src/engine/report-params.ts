@@ -61,6 +61,11 @@ export interface ReportParams {
   deep: boolean;
   /** rows per breakdown (per day with daily) */
   limit: number;
+  /**
+   * only these breakdowns (visit dimensions, `pages`, `events`), when a caller needs a few: the
+   * report of several sites (routes/reports.ts). Undefined: all of them.
+   */
+  only?: readonly string[];
 }
 
 /** A report parameter that is missing, malformed or out of range; `param` names it. */

@@ -255,7 +255,10 @@ export async function reportFrom(
   params: ReportParams,
   options: ReadOptions = {},
 ): Promise<Report> {
-  const dimensions = VISIT_DIMENSIONS.filter((d) => params.deep || !DEEP_DIMENSIONS.includes(d));
+  const dimensions = VISIT_DIMENSIONS.filter(
+    (d) => (params.deep || !DEEP_DIMENSIONS.includes(d)) && (!params.only || params.only.includes(d)),
+  );
+  const pagesAndEvents = !params.only || params.only.includes('pages') || params.only.includes('events');
   const compare = params.compare;
   const [mainPlan, comparePlan] = await Promise.all([
     source.plan(timeZone, params.period, options),
@@ -266,7 +269,7 @@ export async function reportFrom(
   const base = { site, bucket: params.bucket, filters: params.filters, limit: params.limit, fast };
   const [rows, compareRows] = await Promise.all([
     source.rows(
-      { ...base, plan: mainPlan, dimensions, pagesAndEvents: true, daily: params.daily },
+      { ...base, plan: mainPlan, dimensions, pagesAndEvents, daily: params.daily },
       timeZone,
       options,
     ),
