@@ -92,4 +92,48 @@ describe('e-mail reports in the dashboard', () => {
     await screenshot(page, 'email-reports-failed-360-dark');
     await context.close();
   });
+
+  it('shows on Health what went out and the newest report the mail server refused', async () => {
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    // the report sent now above is not a scheduled one: Health has none yet
+    expect((await owner.call<{ email_reports: unknown }>('GET', '/api/v1/health')).email_reports).toBeNull();
+    // the answer is the server's own, with a refusal put in (a real one waits for Monday 06:00)
+    await page.route('**/api/v1/health', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as Record<string, unknown>;
+      body['status'] = 'degraded';
+      body['email_reports'] = {
+        sent: 3,
+        retrying: 1,
+        given_up: 0,
+        failing: true,
+        last_failure: {
+          site_id: site,
+          domain: 'shop.localhost',
+          kind: 'weekly',
+          from: '2026-11-16',
+          to: '2026-11-22',
+          message: '451 4.3.0 mailbox temporarily unavailable',
+          next_try_at: '2026-11-23T07:05:00.000Z',
+        },
+      };
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.goto('/health');
+    await page
+      .getByRole('alert')
+      .getByText(
+        'E-mail reports are not going out. The mail server answered: 451 4.3.0 mailbox temporarily unavailable',
+      )
+      .waitFor();
+    const section = page.locator('section[aria-labelledby="h-email-reports"]');
+    await expect
+      .poll(() => section.textContent())
+      .toContain('shop.localhost, the weekly report of 2026-11-16 to 2026-11-22: 451 4.3.0');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'health-email-reports-1280-light');
+    await context.close();
+  });
 });

@@ -1,5 +1,11 @@
 import { statfs } from 'node:fs/promises';
-import { instanceKeyMatches, type SiteScope, scopeAllows } from '@footfall/control';
+import {
+  emailReportHealth,
+  getSite,
+  instanceKeyMatches,
+  type SiteScope,
+  scopeAllows,
+} from '@footfall/control';
 import { footfallVersion } from '@footfall/instance';
 import { allConnections } from '@footfall/payments';
 import { backupHealth } from './backups.ts';
@@ -68,6 +74,7 @@ export async function healthContent(
   };
   const backups = deps.backups ? backupHealth(deps.backups.state, deps.config.backupS3 !== undefined) : null;
   const keyMatches = instanceKeyMatches(deps.control);
+  const emailReports = emailReports_(deps, options.reader);
   const state = deps.analytics.engineState;
   const engine = {
     kind: deps.config.engine,
@@ -83,7 +90,8 @@ export async function healthContent(
     streams.some((s) => !s.reachable || s.state === 'refusing') ||
     writer.stuck_streams.length > 0 ||
     writer.unreadable_records > 0 ||
-    writer.failing !== null;
+    writer.failing !== null ||
+    emailReports?.failing === true;
   return {
     status: degraded ? ('degraded' as const) : ('ok' as const),
     version: footfallVersion(),
@@ -97,6 +105,39 @@ export async function healthContent(
     disk: await disk(deps),
     backups,
     payments: payments(deps, options.reader),
+    email_reports: emailReports,
+  };
+}
+
+/**
+ * E-mail reports once one was tried (docs/email-reports.md): the last 30 days' sent, retried and
+ * given up, on the reader's sites, and the newest failure with the mail server's answer. `failing`
+ * (the newest report tried did not go out) makes Health degraded: the mail server refuses now.
+ */
+function emailReports_(deps: QueryDeps, reader: HealthReader | undefined) {
+  const h = emailReportHealth(
+    deps.control,
+    (site) => reader === undefined || scopeAllows(reader.scope, site),
+  );
+  if (h === null) return null;
+  const f = h.lastFailure;
+  return {
+    sent: h.sent,
+    retrying: h.retrying,
+    given_up: h.givenUp,
+    failing: h.failing,
+    last_failure:
+      f === null
+        ? null
+        : {
+            site_id: f.siteId,
+            domain: getSite(deps.control, f.siteId)?.domain ?? f.siteId,
+            kind: f.kind,
+            from: f.from,
+            to: f.to,
+            message: f.message,
+            next_try_at: f.nextTryAt === null ? null : new Date(f.nextTryAt).toISOString(),
+          },
   };
 }
 

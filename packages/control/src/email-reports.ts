@@ -245,6 +245,66 @@ export function emailReportFailure(
   };
 }
 
+/** How Health sees e-mail reports: the last 30 days' sends, and the newest that failed. */
+export interface EmailReportHealth {
+  sent: number;
+  /** failed and waiting for their next try */
+  retrying: number;
+  /** failed every try (ALERT_RETRY_DELAYS_MS) */
+  givenUp: number;
+  /** the newest report tried was not delivered: the mail server is refusing now */
+  failing: boolean;
+  lastFailure: (EmailReportFailure & { siteId: string }) | null;
+}
+
+const HEALTH_WINDOW_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * E-mail reports tried in the last 30 days on the sites `readable` allows: how many went out, are
+ * being retried or were given up, and the newest failure (site, period, the mail server's answer).
+ * Null when none was tried. Whose report it was is not said: Health is read by every person.
+ */
+export function emailReportHealth(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
+  readable: (siteId: string) => boolean,
+): EmailReportHealth | null {
+  const rows = (
+    ctl.raw
+      .prepare(
+        `SELECT site_id, kind, period_from, period_to, state, last_error, next_at
+         FROM email_report_sends WHERE attempts > 0 AND state != 'dropped' AND created_at >= ? ORDER BY id DESC`,
+      )
+      .all(ctl.now() - HEALTH_WINDOW_MS) as {
+      site_id: string;
+      kind: EmailReportKind;
+      period_from: string;
+      period_to: string;
+      state: string;
+      last_error: string | null;
+      next_at: number;
+    }[]
+  ).filter((r) => readable(r.site_id));
+  if (rows.length === 0) return null;
+  const failed = rows.find((r) => r.state !== 'sent' && r.last_error !== null);
+  return {
+    sent: rows.filter((r) => r.state === 'sent').length,
+    retrying: rows.filter((r) => r.state === 'pending').length,
+    givenUp: rows.filter((r) => r.state === 'failed').length,
+    failing: rows[0]!.state !== 'sent',
+    lastFailure:
+      failed === undefined
+        ? null
+        : {
+            siteId: failed.site_id,
+            kind: failed.kind,
+            from: failed.period_from,
+            to: failed.period_to,
+            message: failed.last_error!,
+            nextTryAt: failed.state === 'pending' ? failed.next_at : null,
+          },
+  };
+}
+
 /** A period's queued report as stored (tests, and Health's count of failures). */
 export function emailReportSends(
   ctl: Pick<ControlDb, 'raw'>,

@@ -84,10 +84,41 @@ function rates(x: Schema<'PaymentsHealth'>['exchange_rates']): string {
     : t('ratesUpTo', { day: x.newest_day });
 }
 
+/** E-mail reports of the last 30 days, and the newest one not delivered with the mail server's answer. */
+function EmailReports({ e }: { e: Schema<'Health'>['email_reports'] }) {
+  if (e === null) return <p class="muted">{t('emailReportsNone')}</p>;
+  const f = e.last_failure;
+  return (
+    <dl>
+      <Row label={t('emailReportsSent')}>{count(e.sent)}</Row>
+      <Row label={t('emailReportsRetrying')} problem={e.retrying > 0}>
+        {count(e.retrying)}
+      </Row>
+      <Row label={t('emailReportsGivenUp')} problem={e.given_up > 0}>
+        {count(e.given_up)}
+      </Row>
+      {f && (
+        <Row label={t('emailReportsLastFailure')} problem={e.failing}>
+          {t('emailReportFailure', {
+            domain: f.domain,
+            kind: t(f.kind === 'weekly' ? 'weeklyReport' : 'monthlyReport'),
+            from: f.from,
+            to: f.to,
+            message: f.message,
+          })}
+        </Row>
+      )}
+    </dl>
+  );
+}
+
 function Problems({
   h,
 }: {
-  h: Pick<Schema<'Health'>, 'ingest' | 'writer' | 'disk' | 'backups' | 'key_matches' | 'engine'>;
+  h: Pick<
+    Schema<'Health'>,
+    'ingest' | 'writer' | 'disk' | 'backups' | 'key_matches' | 'engine' | 'email_reports'
+  >;
 }) {
   const list: string[] = [];
   if (!h.engine.ready)
@@ -123,6 +154,8 @@ function Problems({
         ? t('offsiteFailedUnknown')
         : t('offsiteFailed', { reason: h.backups.offsite.last_failure.reason }),
     );
+  if (h.email_reports?.failing && h.email_reports.last_failure)
+    list.push(t('emailReportsFailing', { message: h.email_reports.last_failure.message }));
   if (h.disk.runway_days !== null && h.disk.runway_days < 14)
     list.push(t('diskFills', { count: Math.floor(h.disk.runway_days) }));
   if (list.length === 0) return <p class="health-ok">{t('everythingWorks')}</p>;
@@ -287,6 +320,10 @@ export function HealthScreen() {
                   })}
                 </dl>
               )}
+            </section>
+            <section class="card" aria-labelledby="h-email-reports">
+              <h2 id="h-email-reports">{t('emailReports')}</h2>
+              <EmailReports e={h.email_reports} />
             </section>
             <section class="card" aria-labelledby="h-backups">
               <h2 id="h-backups">{t('backups')}</h2>

@@ -1,6 +1,7 @@
 import {
   createPerson,
   emailReportFailure,
+  emailReportHealth,
   emailReportSends,
   readUnsubscribeToken,
   setEmailReportChoice,
@@ -133,6 +134,22 @@ describe('e-mail reports', () => {
       message: 'the mail server answered 451',
       nextTryAt: Date.parse('2026-11-23T07:00:30Z'),
     });
+    // Health says so too, without whose report it was, on the sites its reader may see
+    expect(emailReportHealth(control.ctl, () => true)).toEqual({
+      sent: 0,
+      retrying: 1,
+      givenUp: 0,
+      failing: true,
+      lastFailure: {
+        siteId: site.id,
+        kind: 'weekly',
+        from: '2026-11-16',
+        to: '2026-11-22',
+        message: 'the mail server answered 451',
+        nextTryAt: Date.parse('2026-11-23T07:00:30Z'),
+      },
+    });
+    expect(emailReportHealth(control.ctl, () => false)).toBeNull();
     clock.advance(29_000);
     await reports.tick();
     expect(sent).toHaveLength(0);
@@ -140,6 +157,11 @@ describe('e-mail reports', () => {
     await reports.tick();
     expect(sent).toHaveLength(1);
     expect(emailReportFailure(control.ctl, person.id, site.id)).toBeNull();
+    expect(emailReportHealth(control.ctl, () => true)).toMatchObject({
+      sent: 1,
+      retrying: 0,
+      failing: false,
+    });
     // the week after: unsubscribed between queueing and sending, nothing goes
     clock.set(Date.parse('2026-11-30T07:00:00Z'));
     reports.queueDue();

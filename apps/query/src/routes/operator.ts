@@ -33,8 +33,18 @@ export function operatorRoutes(deps: QueryDeps) {
     .get('/health', async (c) => {
       // the Health content, with each gateway's whole status answer and where the key lives
       const ingest = await gatewayHealth(deps.instance.paths.run);
-      const { version, uptime_seconds, memory, disk, writer, engine, backups, payments, status } =
-        await healthContent(deps, { gateways: ingest });
+      const {
+        version,
+        uptime_seconds,
+        memory,
+        disk,
+        writer,
+        engine,
+        backups,
+        payments,
+        email_reports,
+        status,
+      } = await healthContent(deps, { gateways: ingest });
       return c.json({
         status,
         version,
@@ -45,6 +55,7 @@ export function operatorRoutes(deps: QueryDeps) {
         engine,
         backups,
         payments,
+        email_reports,
         ingest,
         key_on_volume: deps.instance.keyOnVolume,
       });

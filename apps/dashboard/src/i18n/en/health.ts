@@ -109,4 +109,15 @@ export default {
   offsiteNone: 'none yet',
   offsiteNotSetUp: 'not set up (FOOTFALL_BACKUP_S3)',
   offsiteFailedAt: 'failed {when}: {reason}',
+  // e-mail reports (docs/email-reports.md)
+  emailReports: 'E-mail reports',
+  emailReportsNone: 'None was tried in the last 30 days.',
+  emailReportsSent: 'Sent in the last 30 days',
+  emailReportsRetrying: 'Being tried again',
+  emailReportsGivenUp: 'Given up after every try',
+  emailReportsLastFailure: 'Last one not delivered',
+  emailReportFailure: '{domain}, {kind} of {from} to {to}: {message}',
+  weeklyReport: 'the weekly report',
+  monthlyReport: 'the monthly report',
+  emailReportsFailing: 'E-mail reports are not going out. The mail server answered: {message}',
 };

@@ -106,4 +106,15 @@ export default {
   offsiteNone: 'ninguna todavía',
   offsiteNotSetUp: 'no configurada (FOOTFALL_BACKUP_S3)',
   offsiteFailedAt: 'falló el {when}: {reason}',
+  emailReports: 'Informes por correo',
+  emailReportsNone: 'No se intentó ninguno en los últimos 30 días.',
+  emailReportsSent: 'Enviados en los últimos 30 días',
+  emailReportsRetrying: 'Se están reintentando',
+  emailReportsGivenUp: 'Abandonados tras todos los intentos',
+  emailReportsLastFailure: 'El último no entregado',
+  emailReportFailure: '{domain}, {kind} del {from} al {to}: {message}',
+  weeklyReport: 'el informe semanal',
+  monthlyReport: 'el informe mensual',
+  emailReportsFailing:
+    'Los informes por correo no se están enviando. El servidor de correo respondió: {message}',
 } satisfies Translation<typeof en>;

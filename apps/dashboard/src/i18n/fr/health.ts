@@ -104,4 +104,15 @@ export default {
   offsiteNone: 'aucune pour l’instant',
   offsiteNotSetUp: 'non configurée (FOOTFALL_BACKUP_S3)',
   offsiteFailedAt: 'échec le {when} : {reason}',
+  emailReports: 'Rapports par e-mail',
+  emailReportsNone: 'Aucun n’a été tenté ces 30 derniers jours.',
+  emailReportsSent: 'Envoyés ces 30 derniers jours',
+  emailReportsRetrying: 'En cours de nouvel essai',
+  emailReportsGivenUp: 'Abandonnés après tous les essais',
+  emailReportsLastFailure: 'Dernier non distribué',
+  emailReportFailure: '{domain}, {kind} du {from} au {to} : {message}',
+  weeklyReport: 'le rapport hebdomadaire',
+  monthlyReport: 'le rapport mensuel',
+  emailReportsFailing:
+    'Les rapports par e-mail ne partent pas. Le serveur de messagerie a répondu : {message}',
 } satisfies Translation<typeof en>;
