@@ -36,9 +36,16 @@ const REFUSAL_STATUS: Record<SsoRefusalCode, ErrorCode> = {
   unreachable: 'provider_unreachable',
 };
 
-/** A dashboard path to return to after sign-in: same origin only, never `//host`. */
-const safeNext = (next: string | undefined) =>
-  next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') && next.length <= 2000
+/**
+ * A dashboard path to return to after sign-in: same origin only. Never `//host`, and no backslash
+ * or control character anywhere (browsers drop tabs and newlines, and read `\` as `/`, so
+ * `/<tab>/host` would leave the site).
+ */
+export const safeNext = (next: string | undefined) =>
+  next?.startsWith('/') &&
+  !next.startsWith('//') &&
+  ![...next].some((ch) => ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) &&
+  next.length <= 2000
     ? next
     : '/';
 
