@@ -1,14 +1,16 @@
 import { createWriteStream } from 'node:fs';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { EVENT_TAIL, type ExportCounts, type ExportQuery, VISIT_TAIL } from '../site-export.ts';
-import { readRows } from './reads.ts';
 import { ChParams } from './report-sql.ts';
 
 /**
  * `footfall export` on ClickHouse (site-export.ts for DuckDB): the same files, columns and order,
  * read from collapsed rows (`FINAL`, live states only). Each file is one statement streamed to
- * disk as the server writes it (`FORMAT Parquet` or `JSONEachRow`), so memory stays flat; the
+ * disk as the server writes it (`FORMAT Parquet` or `JSONEachRow`), so memory stays flat, and
+ * counted from what was written (JSON lines as they pass, Parquet from its footer); the
  * three are read one after the other, not as one snapshot (ClickHouse has none across statements):
  * events loaded meanwhile may be in one file and not another. docs/export.md says so.
  */
@@ -61,7 +63,7 @@ function statements(q: ExportQuery): { events: string; visits: string; robots: s
   };
 }
 
-/** Writes the three files; answers the rows each holds. */
+/** Writes the three files; answers the rows each holds, counted from what was written. */
 export async function exportSiteCh(client: ClickHouseClient, q: ExportQuery): Promise<ExportCounts> {
   const s = statements(q);
   const format = q.format === 'parquet' ? 'Parquet' : 'JSONEachRow';
@@ -71,17 +73,37 @@ export async function exportSiteCh(client: ClickHouseClient, q: ExportQuery): Pr
       query_params: s.params.values,
       clickhouse_settings: SETTINGS,
     });
-    await pipeline(result.stream, createWriteStream(file, { flags: 'wx' }));
-    const [row] = await readRows<{ n: string | number }>(
-      client,
-      `SELECT count() AS n FROM (${sql})`,
-      s.params.values,
-    );
-    return Number(row?.n ?? 0);
+    // a JSON row is one line: counted as the stream passes, so the data is read once
+    let lines = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+        done(null, chunk);
+      },
+    });
+    await pipeline(result.stream, counter, createWriteStream(file, { flags: 'wx' }));
+    return q.format === 'parquet' ? await parquetRows(file) : lines;
   };
   return {
     events: await write(s.events, q.files.events),
     visits: await write(s.visits, q.files.visits),
     robots: await write(s.robots, q.files.robots),
   };
+}
+
+/** The rows of a Parquet file, from its footer (DuckDB reads the metadata, not the data). */
+async function parquetRows(file: string): Promise<number> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: '1',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const db = await instance.connect();
+  try {
+    const read = await db.runAndReadAll('SELECT sum(num_rows) AS n FROM parquet_file_metadata($1)', [file]);
+    return Number(read.getRowObjectsJS()[0]?.['n'] ?? 0);
+  } finally {
+    db.closeSync();
+    instance.closeSync();
+  }
 }
