@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as v from 'valibot';
 import { ConfigError } from './errors.ts';
+import { type OidcSettings, oidcProblems, oidcSettings, parseIssuer, parseSiteChoice } from './oidc.ts';
 import {
   type ListenAddress,
   type Parsed,
@@ -89,24 +90,6 @@ export interface Config {
   };
 }
 
-/** FOOTFALL_OIDC_*: the provider, this client at it, and who may join through it. */
-export interface OidcSettings {
-  issuer: string;
-  clientId: string;
-  /** undefined: a public client, PKCE alone */
-  clientSecret: string | undefined;
-  /** the button's words: "Sign in with {name}" */
-  name: string;
-  /** the role of a person the provider vouches for who has no account yet; undefined: nobody joins */
-  defaultRole: 'viewer' | 'owner' | undefined;
-  /** the sites such a new viewer sees */
-  defaultSites: 'all' | 'none' | string[];
-  /** password sign-in is off for everyone but the break-glass owner */
-  ssoOnly: boolean;
-  /** the owner whose password still works with ssoOnly (lower-cased e-mail) */
-  breakGlass: string | undefined;
-}
-
 export type Platform = 'railway' | 'render' | 'fly' | 'heroku' | 'koyeb' | 'digitalocean';
 
 /** Variables whose value may come from a file named by `<NAME>_FILE`. */
@@ -184,33 +167,6 @@ const hostPortList = from((t) => {
     out.push(`${m[1]}:${m[2]}`);
   }
   return { ok: true, value: out };
-});
-
-/** An OpenID provider's issuer: https, or http on this machine's loopback only (a provider in a test). */
-const issuer = from((t) => {
-  const u = parseHttpUrl(t);
-  if (!u.ok) return u;
-  const host = new URL(u.value).hostname;
-  if (u.value.startsWith('http:') && !['localhost', '127.0.0.1', '[::1]'].includes(host))
-    return { ok: false, problem: 'must be an https:// URL (http:// only for localhost)' };
-  return u;
-});
-
-/** `all`, `none`, or sites (their ids or domains) separated by commas. */
-const siteChoice = from<'all' | 'none' | string[]>((t) => {
-  const s = t.trim().toLowerCase();
-  if (s === 'all' || s === 'none') return { ok: true, value: s };
-  const sites = s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-  const bad = sites.find((x) => !/^[a-z0-9][a-z0-9.-]{0,252}$/.test(x));
-  if (bad !== undefined || sites.length === 0)
-    return {
-      ok: false,
-      problem: `must be all, none, or site ids or domains${bad ? `: "${bad}" is neither` : ''}`,
-    };
-  return { ok: true, value: sites };
 });
 
 /** The payment providers whose API address a test may replace (packages/payments). */
@@ -311,7 +267,7 @@ const EnvSchema = v.object({
     '14',
   ),
   FOOTFALL_RETENTION_DAYS: v.optional(from((t) => parseIntIn(t, RETENTION_MIN_DAYS, RETENTION_MAX_DAYS))),
-  FOOTFALL_OIDC_ISSUER: v.optional(issuer),
+  FOOTFALL_OIDC_ISSUER: v.optional(from(parseIssuer)),
   FOOTFALL_OIDC_CLIENT_ID: v.optional(text),
   FOOTFALL_OIDC_CLIENT_SECRET: v.optional(text),
   FOOTFALL_OIDC_NAME: v.optional(
@@ -325,7 +281,7 @@ const EnvSchema = v.object({
     from((t) => parseEnum(t, ['off', 'viewer', 'owner'] as const)),
     'off',
   ),
-  FOOTFALL_OIDC_DEFAULT_SITES: v.optional(siteChoice, 'all'),
+  FOOTFALL_OIDC_DEFAULT_SITES: v.optional(from(parseSiteChoice), 'all'),
   FOOTFALL_OIDC_SSO_ONLY: v.optional(from(parseOnOff), 'off'),
   FOOTFALL_OIDC_BREAK_GLASS: v.optional(email),
 });
@@ -428,19 +384,7 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
     metricsToken: o.FOOTFALL_METRICS_TOKEN,
     diskAlertDays: o.FOOTFALL_DISK_ALERT_DAYS,
     retentionDays: o.FOOTFALL_RETENTION_DAYS,
-    oidc:
-      o.FOOTFALL_OIDC_ISSUER && o.FOOTFALL_OIDC_CLIENT_ID
-        ? {
-            issuer: o.FOOTFALL_OIDC_ISSUER,
-            clientId: o.FOOTFALL_OIDC_CLIENT_ID,
-            clientSecret: o.FOOTFALL_OIDC_CLIENT_SECRET,
-            name: o.FOOTFALL_OIDC_NAME ?? 'single sign-on',
-            defaultRole: o.FOOTFALL_OIDC_DEFAULT_ROLE === 'off' ? undefined : o.FOOTFALL_OIDC_DEFAULT_ROLE,
-            defaultSites: o.FOOTFALL_OIDC_DEFAULT_SITES,
-            ssoOnly: o.FOOTFALL_OIDC_SSO_ONLY,
-            breakGlass: o.FOOTFALL_OIDC_BREAK_GLASS?.replace(/^.*<(.+)>$/, '$1').toLowerCase(),
-          }
-        : undefined,
+    oidc: oidcSettings(o),
     unsafe: {
       noRateLimit: o.FOOTFALL_UNSAFE_NO_RATE_LIMIT,
       anyHost: o.FOOTFALL_UNSAFE_ANY_HOST,
@@ -453,31 +397,6 @@ export function loadConfig(env: Record<string, string | undefined>, options: Loa
       migrationPauseMs: o.FOOTFALL_UNSAFE_MIGRATION_PAUSE_MS,
     },
   };
-}
-
-type Parsed_ = v.InferOutput<typeof EnvSchema>;
-
-/** What the OIDC variables need of each other: the issuer and client id together, a base URL, a break-glass owner. */
-function oidcProblems(o: Parsed_, input: Record<string, string>, platformUrl: string | undefined): string[] {
-  const problems: string[] = [];
-  if (!o.FOOTFALL_OIDC_ISSUER) {
-    for (const k of Object.keys(input).filter((n) => n.startsWith('FOOTFALL_OIDC_')))
-      problems.push(`${k}: needs FOOTFALL_OIDC_ISSUER`);
-    return problems;
-  }
-  if (!o.FOOTFALL_OIDC_CLIENT_ID)
-    problems.push(
-      'FOOTFALL_OIDC_CLIENT_ID: must be set with FOOTFALL_OIDC_ISSUER (the client id the provider gave Footfall)',
-    );
-  if (!o.FOOTFALL_BASE_URL && !platformUrl)
-    problems.push(
-      'FOOTFALL_BASE_URL: must be set with FOOTFALL_OIDC_ISSUER (the provider sends people back to <base URL>/api/v1/session/oidc/callback)',
-    );
-  if (o.FOOTFALL_OIDC_SSO_ONLY && !o.FOOTFALL_OIDC_BREAK_GLASS)
-    problems.push(
-      'FOOTFALL_OIDC_BREAK_GLASS: must be set with FOOTFALL_OIDC_SSO_ONLY (the owner who may still sign in with a password when the provider is down)',
-    );
-  return problems;
 }
 
 function detectPlatform(env: Record<string, string | undefined>): Platform | undefined {

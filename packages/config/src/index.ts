@@ -6,7 +6,6 @@ export {
   type LogLevel,
   loadConfig,
   NOT_YET_USED,
-  type OidcSettings,
   type Platform,
   RETENTION_MAX_DAYS,
   RETENTION_MIN_DAYS,
@@ -15,6 +14,7 @@ export {
 } from './config.ts';
 export { describeConfig } from './describe.ts';
 export { ConfigError } from './errors.ts';
+export type { OidcSettings } from './oidc.ts';
 export {
   bareHost,
   formatAddr,
