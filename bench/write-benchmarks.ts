@@ -6,7 +6,7 @@ import { loadavg } from 'node:os';
 import { machineLine } from './machine.ts';
 
 const results = new URL('./results/', import.meta.url);
-const order = ['ingest.md', 'report.md', 'soak.md', 'dashboard.md', 'tracker.md'];
+const order = ['ingest.md', 'report.md', 'soak.md', 'live.md', 'dashboard.md', 'tracker.md'];
 const files = readdirSync(results)
   .filter((f) => f.endsWith('.md'))
   .sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
@@ -14,7 +14,7 @@ const out = [
   '# Benchmarks',
   '',
   'Written by `pnpm benchmarks` from the sections in `bench/results/` (each benchmark writes its own:',
-  '`pnpm bench:ingest`, `pnpm bench:report`, `pnpm bench:soak`, `pnpm bench:dashboard`, `pnpm bench:tracker`,',
+  '`pnpm bench:ingest`, `pnpm bench:report`, `pnpm bench:soak`, `pnpm bench:live`, `pnpm bench:dashboard`, `pnpm bench:tracker`,',
   '`pnpm bench:footprint`, `pnpm bench:backup`). Targets are checked here, never by timed tests. Comparisons are ratios',
   'measured in one run on one machine.',
   '',

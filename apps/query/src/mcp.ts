@@ -1,6 +1,5 @@
 import { footfallVersion } from '@footfall/instance';
-import { type ApiGet, createFootfallMcpServer, readAnswer } from '@footfall/mcp';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { ApiGet } from '@footfall/mcp';
 import type { Hono } from 'hono';
 import { requireJsonType } from './auth/json.ts';
 
@@ -9,12 +8,18 @@ import { requireJsonType } from './auth/json.ts';
  * answered by a fresh server whose tools read this app's own `/api/v1` in process, with the
  * caller's `Authorization` header, so a tool sees exactly what that key sees through the API and
  * every refusal is the API's. There is no server-sent stream to open (GET) nor session to end
- * (DELETE): both answer 405.
+ * (DELETE): both answer 405. The MCP SDK (with zod and ajv) loads on the first request: idle, it
+ * would hold about 14 MiB of the query process that most installations never use.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the app's own Hono type, whatever its environment
 export function mountMcp(app: Hono<any>): void {
   const version = footfallVersion();
   app.post('/mcp', async (c) => {
+    const [{ createFootfallMcpServer, readAnswer }, { WebStandardStreamableHTTPServerTransport }] =
+      await Promise.all([
+        import('@footfall/mcp'),
+        import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      ]);
     const authorization = c.req.header('authorization') ?? '';
     const get: ApiGet = async (path, query) => {
       const url = `${path}${query && [...query].length > 0 ? `?${query}` : ''}`;

@@ -22,7 +22,7 @@ export {
   localBackups,
   pruneLocal,
 } from './create.ts';
-export { copyOffsite, type OffsiteResult } from './offsite.ts';
+export type { OffsiteResult } from './offsite.ts';
 export { NotEmptyError, restoreBackup } from './restore.ts';
 export { type BackupLog, type BackupRun, failureReason, LOCAL_KEEP, runBackup } from './run.ts';
 export { type BackupState, emptyState, type Outcome, readState, writeState } from './state.ts';

@@ -4,7 +4,7 @@ import type { Cipher } from '@footfall/control';
 import { type DataPaths, footfallVersion } from '@footfall/instance';
 import type { BackupReason } from './archive.ts';
 import { type BackupResult, type BackupSources, createBackup, pruneLocal } from './create.ts';
-import { copyOffsite, type OffsiteResult } from './offsite.ts';
+import type { OffsiteResult } from './offsite.ts';
 import { readState, writeState } from './state.ts';
 
 /** Local backups kept in data/backups (the newest ones); older ones are removed after each. */
@@ -69,6 +69,9 @@ export async function runBackup(o: {
   if (s3) {
     const host = new URL(s3.endpoint).host;
     try {
+      // the AWS SDK loads only when a copy is made: idle, it would hold about 10 MiB of the
+      // query process (BENCHMARKS.md, footprint)
+      const { copyOffsite } = await import('./offsite.ts');
       offsite = await copyOffsite(s3, result.file, o.config.backupKeepDays, now(), o.signal);
       const s = readState(dir);
       const success = { at: at(), file: offsite.key, bytes: result.bytes };
