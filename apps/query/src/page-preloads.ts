@@ -42,8 +42,8 @@ export function preloads(
       const query = reportPreload(search);
       if (query !== null) {
         links.push(`${base}/report?${query}`);
-        // the notes of the same named period (reportPreload names one, or null)
-        if (modules.notes) links.push(`${base}/annotations?period=${search.get('period') ?? DEFAULT_PERIOD}`);
+        // the notes of the same period: a named one by its name, a custom range by its days
+        if (modules.notes) links.push(`${base}/annotations?${notesPreload(search)}`);
       }
     }
   }
@@ -54,18 +54,26 @@ export function preloads(
  * The query string of the report the dashboard asks for on a report page with this URL query,
  * exactly as its client writes it (apps/dashboard/src/site/view.ts readView and scope.ts
  * reportQuery, serialized by openapi-fetch: name=encodeURIComponent(value), in that order), or
- * null when the page names what only the script can resolve (a custom range, All time, a custom
- * comparison) or something it would correct: then nothing is preloaded, never a wrong report.
+ * null when the page names what only the script can resolve (All time, a custom comparison) or
+ * something it would correct (a custom range with a wrong day): then nothing is preloaded, never a
+ * wrong report. A custom range goes by its two days, as the dashboard sends it.
  */
 export function reportPreload(search: URLSearchParams): string | null {
   const period = search.get('period') ?? DEFAULT_PERIOD;
-  if (!(NAMED_PERIODS as readonly string[]).includes(period)) return null;
+  const range = customRange(search);
+  if (range === null && !(NAMED_PERIODS as readonly string[]).includes(period)) return null;
   const compare = search.get('compare');
   if (compare !== null && compare !== 'off' && compare !== 'previous' && compare !== 'year') return null;
   const bucket = search.get('bucket');
   if (bucket !== null && !(BUCKETS as readonly string[]).includes(bucket)) return null;
   const filters = [...new Set(search.getAll('f').filter((f) => /^[a-z_]+:/.test(f)))].slice(0, 20);
-  const pairs: [string, string][] = [['period', period]];
+  const pairs: [string, string][] =
+    range === null
+      ? [['period', period]]
+      : [
+          ['from', range.from],
+          ['to', range.to],
+        ];
   for (const f of filters) pairs.push(['f', f]);
   if (compare === 'previous' || compare === 'year') pairs.push(['compare', compare]);
   if (bucket !== null) pairs.push(['bucket', bucket]);
@@ -74,4 +82,30 @@ export function reportPreload(search: URLSearchParams): string | null {
 
 function hasCookie(header: string | undefined, pair: string): boolean {
   return (header ?? '').split(';').some((part) => part.trim() === pair);
+}
+
+/** The notes' query string of the period reportPreload names (it must have named one). */
+function notesPreload(search: URLSearchParams): string {
+  const range = customRange(search);
+  return range === null
+    ? `period=${search.get('period') ?? DEFAULT_PERIOD}`
+    : `from=${range.from}&to=${range.to}`;
+}
+
+/**
+ * A custom range's days as the dashboard reads them (apps/dashboard/src/site/period.ts
+ * resolvePeriod and isDay): two real days from 1970 on, in order; null for any other page.
+ */
+function customRange(search: URLSearchParams): { from: string; to: string } | null {
+  if (search.get('period') !== 'custom') return null;
+  const from = search.get('from');
+  const to = search.get('to');
+  return isDay(from) && isDay(to) && from <= to ? { from, to } : null;
+}
+
+function isDay(text: string | null): text is string {
+  const m = text === null ? null : /^(\d{4})-\d{2}-\d{2}$/.exec(text);
+  if (!m) return false;
+  const at = Date.parse(`${text}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 10) === text && Number(m[1]) >= 1970;
 }

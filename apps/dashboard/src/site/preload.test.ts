@@ -42,6 +42,8 @@ describe("the report named in a report page's Link header", () => {
     'f=referrer:&f=country:DE&period=91d',
     'f=prop:plan:pro%2Bteam&f=page:/a%20b?c=1',
     'compare=off&panel=sources&search=x',
+    'period=custom&from=2026-01-01&to=2026-01-31',
+    'period=custom&from=2026-11-01&to=2026-11-01&f=country:DE&compare=previous&bucket=hour',
   ])('is the one the dashboard asks for, for ?%s', async (search) => {
     const preloaded = reportPreload(new URLSearchParams(search));
     expect(preloaded).not.toBeNull();
@@ -50,7 +52,9 @@ describe("the report named in a report page's Link header", () => {
 
   it.each([
     'period=all',
-    'period=custom&from=2026-01-01&to=2026-01-31',
+    'period=custom&from=2026-01-31&to=2026-01-01',
+    'period=custom&from=2026-02-30&to=2026-03-01',
+    'period=custom&from=2026-01-01',
     'compare=custom&cfrom=2026-01-01&cto=2026-01-31',
     'period=fortnight',
     'bucket=minute',
@@ -112,10 +116,16 @@ describe("the report named in a report page's Link header", () => {
     ]);
     expect(links({ notes: false, milestones: false })).not.toContain('/api/v1/sites/abcdefghjk/milestones');
     expect(links({ notes: false, milestones: false }).some((l) => l.includes('/annotations'))).toBe(false);
-    // a custom range: the report and the notes wait for the script, the rest does not
+    // a custom range by its days, the notes too
     const custom = links({ notes: true, milestones: true }, 'period=custom&from=2026-01-01&to=2026-01-31');
-    expect(custom.some((l) => l.includes('/report') || l.includes('/annotations'))).toBe(false);
-    expect(custom).toContain('/api/v1/sites/abcdefghjk/now?limit=1');
+    expect(custom).toContain(await dashboardAsks('period=custom&from=2026-01-01&to=2026-01-31'));
+    expect(custom).toContain(
+      await ask('/api/v1/sites/{site}/annotations', { from: '2026-01-01', to: '2026-01-31' }),
+    );
+    // All time waits for the script (only it knows the first day), the rest does not
+    const all = links({ notes: true, milestones: true }, 'period=all');
+    expect(all.some((l) => l.includes('/report') || l.includes('/annotations'))).toBe(false);
+    expect(all).toContain('/api/v1/sites/abcdefghjk/now?limit=1');
   });
 });
 
