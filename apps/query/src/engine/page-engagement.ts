@@ -1,8 +1,10 @@
+import { localToInstant } from './buckets.ts';
 import type { Row } from './duckdb.ts';
 import { filterSql } from './filters.ts';
 import type { Filter } from './report-params.ts';
+import { ENGAGEMENT_SECTION, sectionCode } from './rollup-sql.ts';
 import { Params } from './sql-params.ts';
-import { instant, localMsSql, type TimePlan } from './time-plan.ts';
+import { instant, localDay, localMsSql, type TimePlan } from './time-plan.ts';
 
 /**
  * Scroll depth and time on page: what the tracker's `en` events say of the pages a report lists.
@@ -23,6 +25,18 @@ export interface PageEngagementInput {
   paths: readonly string[];
   /** also per local day of the visits (the report's `daily` rows) */
   daily: boolean;
+}
+
+/**
+ * The period's days whose day rollups are current (as ReportSqlInput's `rolled`, read just
+ * before): the statement takes their engagement from the rollup's `engagement` section and only
+ * the other days' (and a day in progress's visits from `through` on) from raw events. No filter:
+ * rollups hold every visit.
+ */
+export interface RolledEngagement {
+  timeZone: string;
+  days: readonly number[];
+  partial: readonly { day: number; through: number }[];
 }
 
 /** One page's engagement (see above). */
@@ -67,6 +81,65 @@ export function buildPageEngagementQuery(input: PageEngagementInput) {
           AND path IN (${paths}) ${filtered})
       GROUP BY session_id, path${input.daily ? ', day' : ''})
     GROUP BY GROUPING SETS (${sets})`);
+}
+
+/**
+ * The same rows over the day rollups (`rolled`, unfiltered input), plus one row with `val` NULL
+ * and `day` -1 whose `scroll` counts how many of the listed days the statement's own snapshot
+ * still lists as given (the days in progress with the same `through`): fewer means a batch
+ * changed one in between, and the caller asks again (report.ts).
+ */
+export function buildRolledEngagementQuery(input: PageEngagementInput, rolled: RolledEngagement) {
+  const p = new Params();
+  const { plan } = input;
+  const site = p.add(input.site);
+  const tz = p.add(rolled.timeZone);
+  const firstDay = localDay(plan, plan.startMs);
+  const lastDay = localDay(plan, plan.endMs - 1);
+  const listed = new Set(rolled.days);
+  const raw: number[] = [];
+  for (let d = firstDay; d <= lastDay; d++) if (!listed.has(d)) raw.push(d);
+  const partial = rolled.partial.filter((d) => d.day >= firstDay && d.day <= lastDay);
+  const paths = input.paths.map((path) => p.add(path)).join(', ');
+  const rawDays = raw.map((d) => p.add(d)).join(', ');
+  const rolledRange = `site = ${site} AND tz = ${tz} AND day BETWEEN ${p.add(firstDay)} AND ${p.add(lastDay)}${
+    raw.length === 0 ? '' : ` AND day NOT IN (${rawDays})`
+  }`;
+  const sources = [
+    `SELECT val, day, visits AS ms_n, duration_ms AS ms_sum, hits AS depth_n, pageviews AS depth_sum
+     FROM day_rollup WHERE ${rolledRange} AND sect = ${sectionCode(ENGAGEMENT_SECTION)} AND val IN (${paths})`,
+  ];
+  const rawStarts = [...raw.map((d) => localToInstant(plan, d * DAY)), ...partial.map((d) => d.through)];
+  if (rawStarts.length > 0) {
+    const rawEnds = [...raw, ...partial.map((d) => d.day)].map((d) => localToInstant(plan, (d + 1) * DAY));
+    const keep = [
+      ...(raw.length > 0 ? [`day IN (${rawDays})`] : []),
+      ...partial.map(({ day, through }) => `(day = ${p.add(day)} AND vstart >= ${p.add(instant(through))})`),
+    ].join(' OR ');
+    sources.push(`SELECT val, day, count(ms), sum(ms), count(depth), sum(depth)
+      FROM (
+        SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
+        FROM (SELECT session_id, path, scroll, engaged_ms, visit_start AS vstart,
+            ${localMsSql('visit_start', plan, p)} // ${DAY} AS day
+          FROM events
+          WHERE site = ${site} AND kind = 'en' AND visit_start >= ${p.add(instant(Math.min(...rawStarts)))}
+            AND visit_start < ${p.add(instant(Math.max(...rawEnds)))} AND path IN (${paths}))
+        WHERE ${keep}
+        GROUP BY session_id, path, day)
+      GROUP BY val, day`);
+  }
+  const sets = input.daily ? '(val), (day, val)' : '(val)';
+  const dayCol = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL';
+  const check = partial.length
+    ? ` AND CASE ${partial.map(({ day, through }) => `WHEN day = ${p.add(day)} THEN day_end = ${p.add(instant(through))}`).join(' ')} ELSE true END`
+    : '';
+  return p.query(`WITH eng AS (${sources.join('\nUNION ALL\n')})
+    SELECT val, ${dayCol}::DOUBLE AS day,
+      CASE WHEN sum(depth_n) > 0 THEN sum(depth_sum)::DOUBLE / sum(depth_n) END AS scroll,
+      CASE WHEN sum(ms_n) > 0 THEN sum(ms_sum)::DOUBLE / sum(ms_n) END AS ms
+    FROM eng GROUP BY GROUPING SETS (${sets})
+    UNION ALL
+    SELECT NULL, -1, (SELECT count(*) FROM rollup_days WHERE ${rolledRange}${check})::DOUBLE, NULL`);
 }
 
 /** An engine's engagement rows, by `engagementKey` of their day and page. */

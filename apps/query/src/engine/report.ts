@@ -3,6 +3,7 @@ import type { DuckDb, ReadOptions, Row } from './duckdb.ts';
 import {
   buildHostnamesQuery,
   buildPageEngagementQuery,
+  buildRolledEngagementQuery,
   engagementByKey,
   engagementKey,
   type HostnamesInput,
@@ -142,8 +143,11 @@ export interface RollupAccess {
   requestSoFar(site: string, timeZone: string): void;
 }
 
-/** How many report statements read day rollups, and how many rolled days in all (tests read it). */
-export const rollupReads = { statements: 0, days: 0 };
+/**
+ * How many report statements read day rollups, how many rolled days in all, and how many
+ * engagement statements read them (tests read it).
+ */
+export const rollupReads = { statements: 0, days: 0, engagement: 0 };
 
 /**
  * Reads a report statement's rows, over the day rollups where it can (rollup-sql.ts): the fast
@@ -188,6 +192,42 @@ async function readReportRows(
     }
   }
   return db.read(buildReportQuery(input), options);
+}
+
+/**
+ * Reads the engagement of a report's pages, over the day rollups' `engagement` section where it
+ * can (unfiltered): the listed days are read first, and the statement is asked again (at most
+ * three times, then raw) when its own snapshot lists fewer, as readReportRows does.
+ */
+async function readEngagementRows(
+  db: DuckDb,
+  input: PageEngagementInput,
+  options: ReadOptions,
+  rollups: RollupAccess | undefined,
+): Promise<Row[]> {
+  if (!rollups || slowReports || input.filters.length > 0)
+    return db.read(buildPageEngagementQuery(input), options);
+  const { plan } = input;
+  const first = localDay(plan, plan.startMs);
+  const last = localDay(plan, plan.endMs - 1);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const listed: RolledDay[] = (
+      await db.read(rolledDaysQuery(input.site, plan.timeZone, first, last), options)
+    ).map((row) => ({ day: num(row['day']), through: num(row['through']) }));
+    if (listed.length === 0) break;
+    const rolled = {
+      timeZone: plan.timeZone,
+      days: listed.map((d) => d.day),
+      partial: listed.filter((d) => !isWholeDay(plan, d)),
+    };
+    const rows = await db.read(buildRolledEngagementQuery(input, rolled), options);
+    const check = rows.find((row) => num(row['day']) === -1 && row['val'] === null);
+    if (num(check?.['scroll']) === listed.length) {
+      rollupReads.engagement++;
+      return rows.filter((row) => row !== check);
+    }
+  }
+  return db.read(buildPageEngagementQuery(input), options);
 }
 
 /** Test seam: answer every report the slow way (repeat visitors), to compare both ways. */
@@ -242,7 +282,7 @@ function duckDbSource(db: DuckDb, rollups: RollupAccess | undefined): ReportSour
   return {
     plan: (timeZone, period, options) => readTimePlan(db, timeZone, period, options),
     rows: (input, timeZone, options) => readReportRows(db, input, timeZone, options, rollups),
-    engagement: (input, options) => db.read(buildPageEngagementQuery(input), options),
+    engagement: (input, options) => readEngagementRows(db, input, options, rollups),
     hostnames: (input, options) => db.read(buildHostnamesQuery(input), options),
   };
 }

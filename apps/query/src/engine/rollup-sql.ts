@@ -60,7 +60,17 @@ export const ROLLUP_SECTIONS: readonly string[] = [
   'content',
   'region',
   'city',
+  'engagement',
 ];
+
+/**
+ * The `engagement` section holds, per (local day, page), what page-engagement.ts averages: of
+ * the day's visits that sent engagement (`en` events) for the page, in the section's columns
+ * `visits`: how many reported engaged time and `duration_ms` the sum of their engaged ms;
+ * `hits`: how many reported a scroll and `pageviews` the sum of their deepest scroll (percent);
+ * `p` NULL, `bounces` 0. The sums of any set of days give the exact means (schema version 10).
+ */
+export const ENGAGEMENT_SECTION = 'engagement';
 
 /** The stored code of a rollup section. */
 export function sectionCode(section: string): number {
@@ -159,6 +169,7 @@ function rollupRowsSql(site: string, plan: TimePlan, start: number, end: number,
       end: p.add(instant(end)),
       dimensions: VISIT_DIMENSIONS,
       views: true,
+      engagement: true,
       dayOf: (x) => exactDaySql(x, plan, tz, exactFrom, p),
     },
     p,
@@ -185,6 +196,8 @@ export function rawDayRowsSql(
     end: string;
     dimensions: readonly VisitDimension[];
     views: boolean;
+    /** also the engagement section (see ENGAGEMENT_SECTION): what the builder stores */
+    engagement?: boolean;
     dayOf: (column: string) => string;
     keep?: string;
   },
@@ -217,6 +230,17 @@ export function rawDayRowsSql(
         FROM events
         WHERE site = ${o.site} AND ${activityKindSql()} AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
       GROUP BY pv, val, day, p`);
+  }
+  if (o.engagement) {
+    parts.push(`SELECT ${sectionCode(ENGAGEMENT_SECTION)}, day, val, NULL::INTEGER, count(ms), sum(depth)::BIGINT, 0, sum(ms), count(depth)
+      FROM (
+        SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
+        FROM (
+          SELECT ${at('visit_start')}session_id, path, scroll, engaged_ms, ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day
+          FROM events
+          WHERE site = ${o.site} AND kind = 'en' AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
+        GROUP BY session_id, path, day)
+      GROUP BY day, val`);
   }
   return `WITH rs AS MATERIALIZED (${visits}) ${parts.join('\nUNION ALL\n')}`;
 }

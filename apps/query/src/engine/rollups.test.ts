@@ -7,7 +7,7 @@ import type { Engine } from './engine.ts';
 import { DEEP_DIMENSIONS, rollupReads, useSlowReports } from './report.ts';
 import { CASES, load, NOW, randomEvents, reports } from './report-cases.ts';
 import { parseReportParams, VISIT_DIMENSIONS } from './report-params.ts';
-import { ROLLUP_SECTIONS } from './rollup-sql.ts';
+import { ENGAGEMENT_SECTION, ROLLUP_SECTIONS } from './rollup-sql.ts';
 import { ROLLUP_DAYS_PER_WRITE } from './rollups.ts';
 import { ev, onStream, rollupsBuilt } from './test-fixtures.ts';
 
@@ -35,6 +35,7 @@ async function overRollups() {
     out,
     statements: rollupReads.statements - before.statements,
     days: rollupReads.days - before.days,
+    engagement: rollupReads.engagement - before.engagement,
   };
 }
 
@@ -55,19 +56,26 @@ afterAll(async () => {
 });
 
 describe('day rollups', () => {
-  it('hold the total, every visit dimension, pages and events, those every report shows first', () => {
-    expect([...ROLLUP_SECTIONS].sort()).toEqual(['total', ...VISIT_DIMENSIONS, 'pages', 'events'].sort());
-    const deepFrom = ROLLUP_SECTIONS.length - DEEP_DIMENSIONS.length;
-    expect([...ROLLUP_SECTIONS.slice(deepFrom)].sort()).toEqual([...DEEP_DIMENSIONS].sort());
+  it('hold the total, every visit dimension, pages and events, those every report shows first, then page engagement', () => {
+    expect([...ROLLUP_SECTIONS].sort()).toEqual(
+      ['total', ...VISIT_DIMENSIONS, 'pages', 'events', ENGAGEMENT_SECTION].sort(),
+    );
+    expect(ROLLUP_SECTIONS.at(-1)).toBe(ENGAGEMENT_SECTION);
+    const sections = ROLLUP_SECTIONS.slice(0, -1);
+    const deepFrom = sections.length - DEEP_DIMENSIONS.length;
+    expect([...sections.slice(deepFrom)].sort()).toEqual([...DEEP_DIMENSIONS].sort());
   });
 
   it('give the same reports as raw visits, for every period, bucket and zone', async () => {
     const expected = await reference();
-    const { out, statements, days } = await overRollups();
+    const { out, statements, days, engagement } = await overRollups();
     // every case but the hourly ones reads rollups, compared periods too
     const hourly = CASES.filter((c) => c.q['bucket'] === 'hour').length;
     expect(statements).toBeGreaterThanOrEqual(CASES.length - hourly);
     expect(days).toBeGreaterThan(1000);
+    // scroll depth and time on page too, hourly reports' included (engagement is per day)
+    expect(engagement).toBe(CASES.length);
+    expect(JSON.stringify(out)).toMatch(/"scroll_depth":\d/);
     expect(out).toEqual(expected);
     expect(rollupErrors).toEqual([]);
   }, 120_000); // every case the slow way, then 2 or 3 times fast: 10 s alone, past 30 s once in CI
