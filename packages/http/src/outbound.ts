@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch, type RequestInit, type Response } from 'undici';
+import type { Agent, RequestInit, Response } from 'undici';
 
 /**
  * Outgoing requests to addresses people give Footfall (alert webhooks, install checks, favicons)
@@ -184,7 +184,9 @@ export async function checkDestination(input: string, options: GuardOptions = {}
  * An undici agent whose connections check the address DNS answers at connect time (no DNS
  * rebinding between the check and the connection): a private one fails the connection.
  */
-export function guardedAgent(options: GuardOptions = {}): Agent {
+export async function guardedAgent(options: GuardOptions = {}): Promise<Agent> {
+  // undici loads with the first call out: a process that never makes one does not hold it
+  const { Agent } = await import('undici');
   return new Agent({ connect: { lookup: guardedLookup(options) } });
 }
 
@@ -231,7 +233,8 @@ export async function guardedFetch(
   init: RequestInit & { maxRedirects?: number } = {},
   options: GuardOptions = {},
 ): Promise<Response> {
-  const agent = guardedAgent(options);
+  const agent = await guardedAgent(options);
+  const { fetch } = await import('undici');
   const { maxRedirects = 3, ...rest } = init;
   let url = input;
   try {

@@ -1,4 +1,4 @@
-import { fetch } from 'undici';
+import type { fetch } from 'undici';
 import { ProviderError } from './types.ts';
 
 /**
@@ -137,6 +137,8 @@ export async function fetchJson(
   let res: Awaited<ReturnType<typeof fetch>>;
   let text: string;
   try {
+    // undici loads with the first call to a provider
+    const { fetch } = await import('undici');
     res = await fetch(url, {
       method: init.method,
       headers: init.headers,
