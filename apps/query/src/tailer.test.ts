@@ -273,4 +273,53 @@ describe('Tailer', () => {
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(new Set(seen)).toEqual(new Set([3]));
   });
+
+  it('commits after liveBatchMs while it keeps up, and takes the long window for a backlog', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ff-tail-'));
+    dirs.push(root);
+    await walWith(root, 'a', ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 's10']);
+    /** batches committed, each the records it held; every slice takes 30 ms to load */
+    const run = async (liveLag: number) => {
+      const { target } = memoryTarget();
+      const sizes: number[] = [];
+      const slow: TailTarget = {
+        positions: target.positions,
+        beginBatch: async () => {
+          const inner = await target.beginBatch();
+          let held = 0;
+          return {
+            add: async (records) => {
+              held += records.length;
+              await new Promise((r) => setTimeout(r, 30));
+              await inner.add(records);
+            },
+            commit: async () => {
+              sizes.push(held);
+              return inner.commit();
+            },
+            abort: inner.abort,
+          };
+        },
+      };
+      const tailer = new Tailer({
+        walRoot: root,
+        quarantineDir: join(root, 'q'),
+        target: slow,
+        logger,
+        sliceSize: 2,
+        batchMs: 5_000,
+        liveBatchMs: 50,
+        liveLag,
+      });
+      await tailer.init();
+      expect(await tailer.drain()).toBe(10);
+      return sizes;
+    };
+    // 8 records wait behind the first slice: under a liveLag of 100 the tail keeps up
+    const live = await run(100);
+    expect(live.length).toBeGreaterThan(1);
+    expect(live.reduce((a, b) => a + b, 0)).toBe(10);
+    // with a liveLag of 1 they are a backlog: one batch takes them all
+    expect(await run(1)).toEqual([10]);
+  });
 });
