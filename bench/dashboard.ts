@@ -276,7 +276,7 @@ async function main(): Promise<void> {
     const max = Math.max(...loads.map((l) => l.lastAnswerMs));
     const requests = Math.max(...loads.map((l) => l.requests));
     const lines = [
-      '## Dashboard first load',
+      `## Dashboard first load${demo.events >= 2_000_000 ? `, ${(demo.events / 1e6).toFixed(0)} M events` : ''}`,
       '',
       `\`pnpm bench:dashboard\` (bench/dashboard.ts): \`footfall start\` on ${fmt(demo.events)} demo events`,
       `(${fmt(demo.pageviews)} pageviews, 400 days), Chromium opening a site's report with a signed-in session in a fresh`,

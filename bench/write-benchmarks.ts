@@ -15,7 +15,7 @@ const out = [
   '',
   'Written by `pnpm benchmarks` from the sections in `bench/results/` (each benchmark writes its own:',
   '`pnpm bench:ingest`, `pnpm bench:report`, `pnpm bench:soak`, `pnpm bench:live`, `pnpm bench:dashboard`, `pnpm bench:tracker`,',
-  '`pnpm bench:footprint`, `pnpm bench:backup`). Targets are checked here, never by timed tests. Comparisons are ratios',
+  '`pnpm bench:footprint`, `pnpm bench:backup`, `pnpm bench:export`). Targets are checked here, never by timed tests. Comparisons are ratios',
   'measured in one run on one machine.',
   '',
   `Written ${new Date().toISOString().slice(0, 10)} on ${machineLine()} (load average when written: ${loadavg()
