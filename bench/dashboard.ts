@@ -80,13 +80,8 @@ async function firstLoad(
   cookie: { name: string; value: string },
   path: string,
 ): Promise<Load> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addCookies([{ ...cookie, url }]);
-  const page = await context.newPage();
-  await page.goto(url + path);
-  await page.locator('.top-stats').waitFor({ timeout: 60_000 });
-  await page.locator('#panel-sources').waitFor();
-  await page.waitForTimeout(1500); // anything else the first view asks for
+  const page = await shownPage(browser, url, cookie, path);
+  const context = page.context();
   const first = await apiEntries(page);
   const api = first.filter(isApi);
   if (process.env.BENCH_DEBUG)
@@ -153,7 +148,7 @@ async function shownPage(
   await page.goto(url + path);
   await page.locator('.top-stats').waitFor({ timeout: 60_000 });
   await page.locator('#panel-sources').waitFor();
-  await page.waitForTimeout(1500);
+  await page.waitForTimeout(1500); // anything else the first view asks for
   return page;
 }
 

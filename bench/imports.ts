@@ -1,26 +1,16 @@
-// Imports keep memory bounded however large the export: `footfall import` as an operator runs it
-// (the built command, Footfall stopped), timed, with the command's peak resident memory sampled
-// every 20 ms, for a small and a large export of each kind. Plausible: the export of a site with
-// `pages` pages a day over `days` days (one row per page per day, and the other tables). Umami:
-// `events` events of visitors making 4 pageviews a visit. The ratio of the large run's peak to the
-// small run's is the check: both stream, so it should stay near 1. Writes bench/results/imports.md.
-// Run: pnpm bench:imports [--events 1000000] [--pages 300]
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@footfall/config';
 import { createSite, openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
 import { writePlausibleExport } from '../tests/support/plausible-export.ts';
-import { machineLine, rssOf } from './machine.ts';
+import { machineLine, runFootfall } from './machine.ts';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '1000000' }, pages: { type: 'string', default: '300' } },
 });
-const BIN = fileURLToPath(new URL('../packages/cli/bin/footfall.mjs', import.meta.url));
 const DAY_MS = 86_400_000;
 const START = Date.UTC(2023, 0, 1);
 const dayOf = (i: number) => new Date(START + i * DAY_MS).toISOString().slice(0, 10);
@@ -115,28 +105,6 @@ async function umami(dir: string, events: number): Promise<void> {
   await new Promise((r) => s.end(r));
 }
 
-/** Runs `footfall import ...` and samples its resident memory until it exits. */
-async function run(
-  args: string[],
-  dataDir: string,
-): Promise<{ seconds: number; peakMib: number; output: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'import', ...args], {
-    env: { PATH: process.env.PATH ?? '', FOOTFALL_DATA_DIR: dataDir, FOOTFALL_GEO: 'off' },
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c));
-  child.stderr.on('data', (c: Buffer) => (output += c));
-  let peak = 0;
-  const timer = setInterval(async () => {
-    peak = Math.max(peak, (await rssOf(child.pid as number)) ?? 0);
-  }, 20);
-  const code = await new Promise<number | null>((r) => child.on('exit', r));
-  clearInterval(timer);
-  if (code !== 0) throw new Error(`footfall import ${args.join(' ')} exited ${code}: ${output}`);
-  return { seconds: (performance.now() - started) / 1000, peakMib: peak / 2 ** 20, output };
-}
-
 interface Row {
   kind: string;
   size: string;
@@ -161,7 +129,7 @@ for (const [label, days] of [
     const { dataDir, site } = await instance(root);
     const dir = join(root, 'plausible');
     const units = plausible(dir, days, pages);
-    const r = await run(['plausible', dir, '--site', site], dataDir);
+    const r = await runFootfall(['import', 'plausible', dir, '--site', site], dataDir);
     rows.push({
       kind: 'Plausible CSV',
       size: `${label}, ${pages} pages a day`,
@@ -187,7 +155,7 @@ for (const count of [Math.round(events / 20), events]) {
     const { dataDir, site } = await instance(root);
     const dir = join(root, 'umami');
     await umami(dir, count);
-    const r = await run(['umami', dir, '--site', site], dataDir);
+    const r = await runFootfall(['import', 'umami', dir, '--site', site], dataDir);
     rows.push({
       kind: 'Umami tables',
       size: `${count.toLocaleString('en')} events`,

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@footfall/config';
 import { createSite, openControlDb } from '@footfall/control';
 import { footfallVersion, prepareInstance } from '@footfall/instance';
@@ -62,4 +65,31 @@ export async function benchSite(env: Record<string, string>): Promise<{ id: stri
   const site = await createSite(control, { domain: 'example.com' });
   await control.close();
   return site;
+}
+
+const BIN = join(fileURLToPath(new URL('..', import.meta.url)), 'packages/cli/bin/footfall.mjs');
+
+/**
+ * Runs the built `footfall <args>` as an operator would, on a data directory (geo off), and
+ * samples its resident memory every 20 ms until it exits; throws with its output unless it exits 0.
+ */
+export async function runFootfall(
+  args: string[],
+  dataDir: string,
+): Promise<{ seconds: number; peakMib: number; output: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', FOOTFALL_DATA_DIR: dataDir, FOOTFALL_GEO: 'off' },
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c));
+  child.stderr.on('data', (c: Buffer) => (output += c));
+  let peak = 0;
+  const timer = setInterval(async () => {
+    peak = Math.max(peak, (await rssOf(child.pid as number)) ?? 0);
+  }, 20);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`footfall ${args.join(' ')} exited ${code}: ${output}`);
+  return { seconds: (performance.now() - started) / 1000, peakMib: peak / 2 ** 20, output };
 }
