@@ -16,6 +16,7 @@ export {
   type GuardOptions,
   guardedAgent,
   guardedFetch,
+  loadUndici,
   parseIPv4,
   privateReason,
 } from './outbound.ts';

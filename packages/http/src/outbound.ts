@@ -2,6 +2,9 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Agent, RequestInit, Response } from 'undici';
 
+/** undici, loaded with the first call out (./undici.ts says why). */
+export const loadUndici = () => import('./undici.ts');
+
 /**
  * Outgoing requests to addresses people give Footfall (alert webhooks, install checks, favicons)
  * must never reach the machine itself or its private networks. This module refuses private and
@@ -185,8 +188,7 @@ export async function checkDestination(input: string, options: GuardOptions = {}
  * rebinding between the check and the connection): a private one fails the connection.
  */
 export async function guardedAgent(options: GuardOptions = {}): Promise<Agent> {
-  // undici loads with the first call out: a process that never makes one does not hold it
-  const { Agent } = await import('undici');
+  const { Agent } = await loadUndici();
   return new Agent({ connect: { lookup: guardedLookup(options) } });
 }
 
@@ -234,7 +236,7 @@ export async function guardedFetch(
   options: GuardOptions = {},
 ): Promise<Response> {
   const agent = await guardedAgent(options);
-  const { fetch } = await import('undici');
+  const { fetch } = await loadUndici();
   const { maxRedirects = 3, ...rest } = init;
   let url = input;
   try {

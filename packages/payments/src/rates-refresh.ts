@@ -1,4 +1,4 @@
-import type { Logger } from '@footfall/http';
+import { type Logger, loadUndici } from '@footfall/http';
 import type { RateStore } from './rates-store.ts';
 import { parseEcbXml } from './rates-xml.ts';
 
@@ -77,7 +77,7 @@ async function readBody(body: AsyncIterable<Buffer>, source: string): Promise<st
 async function download(url: URL, timeoutMs: number): Promise<string> {
   const signal = AbortSignal.timeout(timeoutMs);
   // undici loads with the first download: a process that never makes one does not hold it
-  const { Agent, request } = await import('undici');
+  const { Agent, request } = await loadUndici();
   const agent = new Agent({
     connect: { timeout: timeoutMs },
     headersTimeout: timeoutMs,

@@ -1,3 +1,4 @@
+import { loadUndici } from '@footfall/http';
 import type { fetch } from 'undici';
 import { ProviderError } from './types.ts';
 
@@ -138,7 +139,7 @@ export async function fetchJson(
   let text: string;
   try {
     // undici loads with the first call to a provider
-    const { fetch } = await import('undici');
+    const { fetch } = await loadUndici();
     res = await fetch(url, {
       method: init.method,
       headers: init.headers,
