@@ -6,7 +6,15 @@ import { loadavg } from 'node:os';
 import { machineLine } from './machine.ts';
 
 const results = new URL('./results/', import.meta.url);
-const order = ['ingest.md', 'report.md', 'soak.md', 'live.md', 'dashboard.md', 'dashboard-10m.md', 'tracker.md'];
+const order = [
+  'ingest.md',
+  'report.md',
+  'soak.md',
+  'live.md',
+  'dashboard.md',
+  'dashboard-10m.md',
+  'tracker.md',
+];
 const files = readdirSync(results)
   .filter((f) => f.endsWith('.md'))
   .sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
