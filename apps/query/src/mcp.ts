@@ -15,6 +15,9 @@ import { requireJsonType } from './auth/json.ts';
 export function mountMcp(app: Hono<any>): void {
   const version = footfallVersion();
   app.post('/mcp', async (c) => {
+    // the same refusals as every JSON route of the API, before the protocol's own checks
+    // (a JSON-RPC message is small: a tool's name and its arguments; the app's body limit holds it)
+    requireJsonType(c, 'send JSON-RPC with Content-Type: application/json');
     const [{ createFootfallMcpServer, readAnswer }, { WebStandardStreamableHTTPServerTransport }] =
       await Promise.all([
         import('@footfall/mcp'),
@@ -25,9 +28,6 @@ export function mountMcp(app: Hono<any>): void {
       const url = `${path}${query && [...query].length > 0 ? `?${query}` : ''}`;
       return readAnswer(await app.request(url, { headers: { authorization, accept: 'application/json' } }));
     };
-    // the same refusals as every JSON route of the API, before the protocol's own checks
-    // (a JSON-RPC message is small: a tool's name and its arguments; the app's body limit holds it)
-    requireJsonType(c, 'send JSON-RPC with Content-Type: application/json');
     const text = await c.req.text();
     // the answers are always JSON (never a stream): a client that accepts only JSON is served too
     const request = new Request(c.req.url, {

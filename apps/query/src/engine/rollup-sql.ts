@@ -232,7 +232,9 @@ export function rawDayRowsSql(
       GROUP BY pv, val, day, p`);
   }
   if (o.engagement) {
-    parts.push(`SELECT ${sectionCode(ENGAGEMENT_SECTION)}, day, val, NULL::INTEGER, count(ms), sum(depth)::BIGINT, 0, sum(ms), count(depth)
+    // a page whose visits sent only engaged time, or only a scroll, has a count of 0 and a sum of
+    // nothing for the other: 0, as the columns are NOT NULL (the mean stays none)
+    parts.push(`SELECT ${sectionCode(ENGAGEMENT_SECTION)}, day, val, NULL::INTEGER, count(ms), coalesce(sum(depth), 0)::BIGINT, 0, coalesce(sum(ms), 0), count(depth)
       FROM (
         SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
         FROM (

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WalEvent } from '@footfall/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from './duckdb-engine.ts';
 import type { Engine } from './engine.ts';
@@ -108,6 +109,69 @@ describe('day rollups', () => {
     expect(JSON.stringify(out)).toContain('/late');
     expect(rollupErrors).toEqual([]);
   }, 120_000); // every case the slow way, then 2 or 3 times fast: 10 s alone, past 30 s once in CI
+
+  it("keep a page's engagement exact: visits that sent only time or only a scroll, and a late one for a visit that ended later", async () => {
+    const site = 'site5';
+    const at = (t: string, fields: Partial<WalEvent>) => ev(t, { site, ...fields });
+    // a visit of 10 May that goes on past midnight; its engagement sends time but no scroll
+    await engine.applyBatch({
+      records: onStream('engage', [
+        at('2026-05-10T23:50:00Z', { visitor: 'night', path: '/a' }),
+        at('2026-05-10T23:52:00Z', { visitor: 'night', path: '/a', kind: 'en', engagedMs: 40_000 }),
+        at('2026-05-11T00:10:00Z', { visitor: 'night', path: '/b' }),
+        // no visit sent a scroll for /b
+        at('2026-05-11T00:12:00Z', { visitor: 'night', path: '/b', kind: 'en', engagedMs: 5_000 }),
+        // another visit of the day sends a scroll and no time
+        at('2026-05-10T10:00:00Z', { visitor: 'day', path: '/a' }),
+        at('2026-05-10T10:01:00Z', { visitor: 'day', path: '/a', kind: 'en', scroll: 60 }),
+      ]),
+    });
+    const params = parseReportParams(
+      { from: '2026-05-10', to: '2026-05-11', daily: '1', bucket: 'day' },
+      'UTC',
+      NOW,
+    );
+    const ask = async (slow: boolean) => {
+      useSlowReports(slow);
+      try {
+        return await engine.report({ site, timeZone: 'UTC', params });
+      } finally {
+        useSlowReports(false);
+      }
+    };
+    await ask(false);
+    await rollupsBuilt(engine);
+    const before = rollupReads.engagement;
+    const built = await ask(false);
+    expect(rollupReads.engagement).toBeGreaterThan(before);
+    expect(built).toEqual(await ask(true));
+    expect(built.breakdowns.pages.find((r) => r.value === '/a')).toMatchObject({
+      scroll_depth: 60,
+      time_on_page: 40,
+    });
+    // later, engagement of the night visit sent after midnight but before its last pageview:
+    // 10 May, the visit's day, changes
+    await engine.applyBatch({
+      records: onStream('engage-late', [
+        at('2026-05-11T00:05:00Z', {
+          visitor: 'night',
+          path: '/a',
+          kind: 'en',
+          engagedMs: 20_000,
+          scroll: 100,
+        }),
+      ]),
+    });
+    const late = await ask(true);
+    expect(late.breakdowns.pages.find((r) => r.value === '/a')).toMatchObject({
+      scroll_depth: 80, // (100 + 60) / 2
+      time_on_page: 60, // the night visit's 40 + 20 s; the day visit sent no time
+    });
+    expect(await ask(false)).toEqual(late);
+    await rollupsBuilt(engine);
+    expect(await ask(false)).toEqual(late);
+    expect(rollupErrors).toEqual([]);
+  });
 
   it('place a previous visit from before a change of offset on its own local day', async () => {
     // 23:30 in Berlin on 20 March (UTC+1); the next visit is in summer time (UTC+2), in a run

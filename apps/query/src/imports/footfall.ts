@@ -238,7 +238,8 @@ function toEvent(row: Row, site: string): WalEvent | string {
     screenW: number(row['screen_w']),
     screenH: number(row['screen_h']),
     engagedMs: number(row['engaged_ms']),
-    scroll: number(row['scroll']),
+    // whole percent, as the tracker's `d` (the day rollups sum it as an integer)
+    scroll: ((x) => (x === null ? null : Math.round(x)))(number(row['scroll'])),
     lcp: number(row['lcp']),
     fcp: number(row['fcp']),
     inp: number(row['inp']),

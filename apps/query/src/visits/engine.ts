@@ -162,6 +162,9 @@ export class VisitBatch {
       return null;
     }
     const a = this.#apply(record, e, ts);
+    // engagement joins its visit's day in the day rollups (the visit's start, not the event's
+    // time): a late one for a visit that does not end later changes that day all the same
+    if (!isActivity(e.kind) && a.visitStart !== null) this.#changed(site, a.visitStart);
     noteOrphan(record, e, ts, a);
     return a;
   }
