@@ -34,7 +34,7 @@ describe('the report fetched with the page', () => {
   });
   afterAll(() => d?.close());
 
-  it.each(['', '?period=7d&f=page:/', '?period=custom&from=2026-01-01&to=2026-01-31'])(
+  it.each(['', '?period=7d&f=page:/', '?period=custom&from=2026-01-01&to=2026-01-31', '?period=all'])(
     'is asked once for /sites/<id>%s, and nothing preloaded is left unused',
     async (search) => {
       const context = await personContext(d, { width: 1280 });
@@ -56,8 +56,9 @@ describe('the report fetched with the page', () => {
           `/api/v1/sites/${site}${suffix}`,
         );
       const reports = () => fetched('/report');
-      // a named period comes with the page (a link preload); a custom range once the script knows the days
-      const named = search.includes('custom') ? 'fetch' : 'link';
+      // a named period and a custom range come with the page (a link preload); All time once
+      // the script knows the site's first day
+      const named = search.includes('period=all') ? 'fetch' : 'link';
       expect(await reports()).toEqual([named]);
       await expect.poll(() => fetched('/annotations')).toEqual([named]);
       expect(await fetched('/now')).toEqual(['link']);
