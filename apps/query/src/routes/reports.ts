@@ -40,20 +40,8 @@ import { funnelReport } from './funnels.ts';
 import { goalJson } from './goals.ts';
 import { requireModule } from './modules.ts';
 
-const REPORT_PARAMS = [
-  'period',
-  'from',
-  'to',
-  'compare',
-  'cfrom',
-  'cto',
-  'bucket',
-  'f',
-  'daily',
-  'deep',
-  'limit',
-  'imported',
-];
+/** A site's report takes what a report of several sites takes, and its day rows and imported days. */
+const REPORT_PARAMS = [...ALL_SITES_PARAMS, 'daily', 'imported'];
 
 /** What revenue needs beside the analytics: the ledger, and the exchange rates held. */
 export interface RevenueSources {
