@@ -2,7 +2,7 @@ import { localToInstant } from './buckets.ts';
 import type { Row } from './duckdb.ts';
 import { filterSql } from './filters.ts';
 import type { Filter } from './report-params.ts';
-import { ENGAGEMENT_SECTION, sectionCode } from './rollup-sql.ts';
+import { ENGAGEMENT_SECTION, engagementDayRowsSql, sectionCode } from './rollup-sql.ts';
 import { Params } from './sql-params.ts';
 import { instant, localDay, localMsSql, type TimePlan } from './time-plan.ts';
 
@@ -116,17 +116,10 @@ export function buildRolledEngagementQuery(input: PageEngagementInput, rolled: R
       ...(raw.length > 0 ? [`day IN (${rawDays})`] : []),
       ...partial.map(({ day, through }) => `(day = ${p.add(day)} AND vstart >= ${p.add(instant(through))})`),
     ].join(' OR ');
-    sources.push(`SELECT val, day, count(ms), sum(ms), count(depth), sum(depth)
-      FROM (
-        SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
-        FROM (SELECT session_id, path, scroll, engaged_ms, visit_start AS vstart,
-            ${localMsSql('visit_start', plan, p)} // ${DAY} AS day
-          FROM events
-          WHERE site = ${site} AND kind = 'en' AND visit_start >= ${p.add(instant(Math.min(...rawStarts)))}
-            AND visit_start < ${p.add(instant(Math.max(...rawEnds)))} AND path IN (${paths}))
-        WHERE ${keep}
-        GROUP BY session_id, path, day)
-      GROUP BY val, day`);
+    const start = p.add(instant(Math.min(...rawStarts)));
+    const end = p.add(instant(Math.max(...rawEnds)));
+    sources.push(`SELECT val, day, ms_n, ms_sum, depth_n, depth_sum
+      FROM (${engagementDayRowsSql({ site, plan, start, end, keep, paths }, p)})`);
   }
   const sets = input.daily ? '(val), (day, val)' : '(val)';
   const dayCol = input.daily ? 'CASE WHEN GROUPING(day) = 0 THEN day END' : 'NULL';

@@ -234,17 +234,41 @@ export function rawDayRowsSql(
   if (o.engagement) {
     // a page whose visits sent only engaged time, or only a scroll, has a count of 0 and a sum of
     // nothing for the other: 0, as the columns are NOT NULL (the mean stays none)
-    parts.push(`SELECT ${sectionCode(ENGAGEMENT_SECTION)}, day, val, NULL::INTEGER, count(ms), coalesce(sum(depth), 0)::BIGINT, 0, coalesce(sum(ms), 0), count(depth)
-      FROM (
-        SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
-        FROM (
-          SELECT ${at('visit_start')}session_id, path, scroll, engaged_ms, ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day
-          FROM events
-          WHERE site = ${o.site} AND kind = 'en' AND visit_start >= ${o.start} AND visit_start < ${o.end}) ${keep}
-        GROUP BY session_id, path, day)
-      GROUP BY day, val`);
+    const rows = engagementDayRowsSql(
+      { site: o.site, plan: o.plan, start: o.start, end: o.end, keep: o.keep },
+      p,
+    );
+    parts.push(`SELECT ${sectionCode(ENGAGEMENT_SECTION)}, day, val, NULL::INTEGER, ms_n,
+        coalesce(depth_sum, 0)::BIGINT, 0, coalesce(ms_sum, 0), depth_n
+      FROM (${rows})`);
   }
   return `WITH rs AS MATERIALIZED (${visits}) ${parts.join('\nUNION ALL\n')}`;
+}
+
+/**
+ * Per local day (of the visit's start) and page, from raw `en` events of the visits starting in
+ * [`start`, `end`): `day, val, ms_n, ms_sum, depth_n, depth_sum`, where each visit counts once
+ * per page with its summed engaged ms and its deepest scroll, and `_n` counts the visits that
+ * reported each (the engagement section's sums, ENGAGEMENT_SECTION). `keep`, when given, is a
+ * condition on `day` and `vstart` (the visit's start); `paths`, the pages asked about (all when
+ * left out).
+ */
+export function engagementDayRowsSql(
+  o: { site: string; plan: TimePlan; start: string; end: string; keep?: string | undefined; paths?: string },
+  p: Params,
+): string {
+  return `SELECT day, val, count(ms) AS ms_n, sum(ms) AS ms_sum, count(depth) AS depth_n, sum(depth) AS depth_sum
+    FROM (
+      SELECT session_id, path AS val, day, max(scroll) AS depth, sum(engaged_ms) AS ms
+      FROM (
+        SELECT visit_start AS vstart, session_id, path, scroll, engaged_ms,
+          ${localMsSql('visit_start', o.plan, p)} // ${DAY} AS day
+        FROM events
+        WHERE site = ${o.site} AND kind = 'en' AND visit_start >= ${o.start} AND visit_start < ${o.end}
+          ${o.paths === undefined ? '' : `AND path IN (${o.paths})`})
+      ${o.keep === undefined ? '' : `WHERE ${o.keep}`}
+      GROUP BY session_id, path, day)
+    GROUP BY day, val`;
 }
 
 /**
