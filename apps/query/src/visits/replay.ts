@@ -121,11 +121,13 @@ export function replay(
     }
   }
   for (const record of records.values()) if (record.latest !== null) onRow(visitRow(store, record));
-  // the links stay on the records, whether or not an event of x came from lo on
+  // the links stay on the records, whether or not an event of x came from lo on. An x without
+  // one stored under its own id has had every event carried into p's visit (or none yet): its next
+  // event decides as its first would, continuing p's stretch within 30 minutes of it
   for (const [x, p] of group.links) {
     const xr = records.get(x);
     const pr = records.get(p);
-    if (xr !== undefined && xr.link === null) xr.link = { p, byP: false };
+    if (xr !== undefined && xr.link === null) xr.link = { p, byP: xr.latest === null };
     if (pr !== undefined) addCarried(pr, x);
   }
   return { records: [...records.values()], rows: [...rows.values()], updates };
