@@ -59,6 +59,8 @@ describe('e-mail reports', () => {
       sites: [
         { site, domain: 'shop.example', weekly: false, monthly: false, language: 'en', last_failure: null },
       ],
+      // one e-mail of every site the person may read: chosen apart from each site's own
+      all_sites: { site: 'all', sites: 1, weekly: false, monthly: false, language: 'en', last_failure: null },
     });
     const chosen = await owner.call('PUT', `${BASE}/${site}`, { weekly: true, monthly: false });
     expect(chosen).toEqual({

@@ -145,6 +145,19 @@ export async function emailReportsFlow(h: DocumentedApp, owner: Agent, site: str
     expect((await h.call('POST', `/unsubscribe/${token}x`)).status).toBe(404);
     expect((await h.call('GET', base, { agent: owner })).json()).toMatchObject({
       sites: [{ site, weekly: false, monthly: true }],
+      all_sites: { site: 'all', sites: 1, weekly: false, monthly: false },
+    });
+    // the report of all sites: chosen, sent now, and stopped by its own link
+    const all = await h.call('PUT', `${base}/all`, { body: { weekly: true, monthly: false }, agent: owner });
+    expect(all.json()).toMatchObject({ site: 'all', sites: 1, weekly: true, monthly: false });
+    expect(
+      (await h.call('POST', `${base}/all/send`, { body: { period: 'week' }, agent: owner })).json(),
+    ).toMatchObject({ code: 'mail_failed' });
+    const allToken = unsubscribeToken(h.control, me.person.id, 'all', 'weekly');
+    expect((await h.call('GET', `/unsubscribe/${allToken}`, page)).status).toBe(200);
+    expect((await h.call('POST', `/unsubscribe/${allToken}`, page)).status).toBe(200);
+    expect((await h.call('GET', base, { agent: owner })).json()).toMatchObject({
+      all_sites: { site: 'all', weekly: false },
     });
     h.deps.alerts = undefined;
     expect((await send()).json()).toMatchObject({ code: 'mail_not_configured' });

@@ -136,4 +136,33 @@ describe('e-mail reports in the dashboard', () => {
     await screenshot(page, 'health-email-reports-1280-light');
     await context.close();
   });
+  it('offers one e-mail of all sites, first, once there are two', async () => {
+    await addSite(owner, 'blog.localhost');
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto('/account');
+    const row = page.locator('.alert-destination').first();
+    await expect.poll(() => row.locator('strong').textContent()).toBe('All sites (2)');
+    await page.getByLabel('Weekly report of all 2 sites').check();
+    await expect
+      .poll(
+        async () =>
+          (await owner.call<{ all_sites: { weekly: boolean } }>('GET', '/api/v1/account/email-reports'))
+            .all_sites.weekly,
+      )
+      .toBe(true);
+    const before = mail.mails.length;
+    await page.getByRole('button', { name: "Send me last week's report of all 2 sites" }).click();
+    await expect.poll(() => mail.mails.length).toBe(before + 1);
+    const parsed = await simpleParser(mail.mails.at(-1)!.raw);
+    expect(parsed.subject).toMatch(/^All 2 sites: 0 visitors, /);
+    expect(parsed.text).toMatch(
+      /^Sites\n {2}blog\.localhost\s+0\s+no change\n {2}shop\.localhost\s+0\s+no change$/m,
+    );
+    expect(parsed.text).toContain('/all?period=custom');
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, 'email-reports-all-sites-1280-light');
+    await context.close();
+  });
 });

@@ -10,6 +10,15 @@ import { safeEqual } from './tokens.ts';
  * once; a failed attempt is tried again on the alerts' schedule (ALERT_RETRY_DELAYS_MS).
  */
 export const EMAIL_REPORT_KINDS = ['weekly', 'monthly'] as const;
+
+/**
+ * The scope of the report of every site the person may read, in one e-mail: it stands where a site
+ * id does (no site id is `all`), and is kept as a row of `email_reports_all` and as sends with no
+ * site.
+ */
+export const ALL_SITES = 'all';
+/** A send's site as stored: no site for the report of all sites. */
+const storedSite = (siteId: string): string | null => (siteId === ALL_SITES ? null : siteId);
 export type EmailReportKind = (typeof EMAIL_REPORT_KINDS)[number];
 
 export interface EmailReportChoice {
@@ -26,14 +35,17 @@ const languageOf = (value: string): ReportLanguage =>
 /** Sent and given-up rows are kept this long after they are done (their keys keep a period from going twice). */
 const DONE_KEPT_MS = 400 * 24 * 60 * 60_000;
 
-/** One person's choices by site id (sites without a row receive nothing). */
+/** One person's choices by site id, and ALL_SITES (sites without a row receive nothing). */
 export function emailReportChoices(
   ctl: Pick<ControlDb, 'raw'>,
   personId: string,
 ): Map<string, EmailReportChoice & { language: ReportLanguage }> {
   const rows = ctl.raw
-    .prepare('SELECT site_id, weekly, monthly, language FROM email_reports WHERE person_id = ?')
-    .all(personId) as { site_id: string; weekly: number; monthly: number; language: string }[];
+    .prepare(
+      `SELECT site_id, weekly, monthly, language FROM email_reports WHERE person_id = ?
+       UNION ALL SELECT '${ALL_SITES}', weekly, monthly, language FROM email_reports_all WHERE person_id = ?`,
+    )
+    .all(personId, personId) as { site_id: string; weekly: number; monthly: number; language: string }[];
   return new Map(
     rows.map((r) => [
       r.site_id,
@@ -43,9 +55,9 @@ export function emailReportChoices(
 }
 
 /**
- * Stores one person's choice for one site (a row with both off is removed); `origin` is the
- * address they chose it at (the e-mail's links when FOOTFALL_BASE_URL is not set), `language` the
- * one its e-mails are written in (kept when not given).
+ * Stores one person's choice for one site, or ALL_SITES (a row with both off is removed); `origin`
+ * is the address they chose it at (the e-mail's links when FOOTFALL_BASE_URL is not set),
+ * `language` the one its e-mails are written in (kept when not given).
  */
 export function setEmailReportChoice(
   ctl: Pick<ControlDb, 'raw' | 'now'>,
@@ -55,6 +67,10 @@ export function setEmailReportChoice(
   origin?: string,
   language?: ReportLanguage,
 ): void {
+  if (siteId === ALL_SITES) {
+    setAllSitesChoice(ctl, personId, choice, origin, language);
+    return;
+  }
   if (!choice.weekly && !choice.monthly) {
     ctl.raw.prepare('DELETE FROM email_reports WHERE person_id = ? AND site_id = ?').run(personId, siteId);
     return;
@@ -80,7 +96,38 @@ export function setEmailReportChoice(
     );
 }
 
-/** Every choice of every person that receives something. */
+function setAllSitesChoice(
+  ctl: Pick<ControlDb, 'raw' | 'now'>,
+  personId: string,
+  choice: EmailReportChoice,
+  origin?: string,
+  language?: ReportLanguage,
+): void {
+  if (!choice.weekly && !choice.monthly) {
+    ctl.raw.prepare('DELETE FROM email_reports_all WHERE person_id = ?').run(personId);
+    return;
+  }
+  ctl.raw
+    .prepare(
+      `INSERT INTO email_reports_all (person_id, weekly, monthly, origin, language, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (person_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
+         origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END,
+         language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END, updated_at = excluded.updated_at`,
+    )
+    .run(
+      personId,
+      Number(choice.weekly),
+      Number(choice.monthly),
+      origin ?? '',
+      language ?? 'en',
+      ctl.now(),
+      origin ?? null,
+      language ?? null,
+    );
+}
+
+/** Every choice of every person that receives something (the report of all sites as ALL_SITES). */
 export function emailReportSubscriptions(ctl: Pick<ControlDb, 'raw'>): {
   personId: string;
   siteId: string;
@@ -91,7 +138,9 @@ export function emailReportSubscriptions(ctl: Pick<ControlDb, 'raw'>): {
 }[] {
   const rows = ctl.raw
     .prepare(
-      'SELECT person_id, site_id, weekly, monthly, origin, language FROM email_reports ORDER BY person_id, site_id',
+      `SELECT person_id, site_id, weekly, monthly, origin, language FROM email_reports
+       UNION ALL SELECT person_id, '${ALL_SITES}', weekly, monthly, origin, language FROM email_reports_all
+       ORDER BY person_id, site_id`,
     )
     .all() as {
     person_id: string;
@@ -128,7 +177,7 @@ export function queueEmailReport(ctl: Pick<ControlDb, 'raw' | 'now'>, r: QueuedE
       `INSERT INTO email_report_sends (person_id, site_id, kind, period_from, period_to, state, next_at, created_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING`,
     )
-    .run(r.personId, r.siteId, r.kind, r.from, r.to, now, now);
+    .run(r.personId, storedSite(r.siteId), r.kind, r.from, r.to, now, now);
   return result.changes === 1;
 }
 
@@ -147,7 +196,7 @@ export function dueEmailReports(ctl: Pick<ControlDb, 'raw' | 'now'>, limit = 20)
     .all(ctl.now(), limit) as {
     id: number;
     person_id: string;
-    site_id: string;
+    site_id: string | null;
     kind: EmailReportKind;
     period_from: string;
     period_to: string;
@@ -156,7 +205,7 @@ export function dueEmailReports(ctl: Pick<ControlDb, 'raw' | 'now'>, limit = 20)
   return rows.map((r) => ({
     id: r.id,
     personId: r.person_id,
-    siteId: r.site_id,
+    siteId: r.site_id ?? ALL_SITES,
     kind: r.kind,
     from: r.period_from,
     to: r.period_to,
@@ -223,9 +272,9 @@ export function emailReportFailure(
   const row = ctl.raw
     .prepare(
       `SELECT kind, period_from, period_to, state, last_error, next_at FROM email_report_sends
-       WHERE person_id = ? AND site_id = ? AND attempts > 0 AND state != 'dropped' ORDER BY id DESC LIMIT 1`,
+       WHERE person_id = ? AND site_id IS ? AND attempts > 0 AND state != 'dropped' ORDER BY id DESC LIMIT 1`,
     )
-    .get(personId, siteId) as
+    .get(personId, storedSite(siteId)) as
     | {
         kind: EmailReportKind;
         period_from: string;
@@ -275,7 +324,7 @@ export function emailReportHealth(
          FROM email_report_sends WHERE attempts > 0 AND state != 'dropped' AND created_at >= ? ORDER BY id DESC`,
       )
       .all(ctl.now() - HEALTH_WINDOW_MS) as {
-      site_id: string;
+      site_id: string | null;
       kind: EmailReportKind;
       period_from: string;
       period_to: string;
@@ -283,7 +332,9 @@ export function emailReportHealth(
       last_error: string | null;
       next_at: number;
     }[]
-  ).filter((r) => readable(r.site_id));
+  )
+    // the report of all sites names none: every reader sees it
+    .filter((r) => r.site_id === null || readable(r.site_id));
   if (rows.length === 0) return null;
   const failed = rows.find((r) => r.state !== 'sent' && r.last_error !== null);
   return {
@@ -295,7 +346,7 @@ export function emailReportHealth(
       failed === undefined
         ? null
         : {
-            siteId: failed.site_id,
+            siteId: failed.site_id ?? ALL_SITES,
             kind: failed.kind,
             from: failed.period_from,
             to: failed.period_to,
@@ -316,7 +367,7 @@ export function emailReportSends(
       )
       .all() as {
       person_id: string;
-      site_id: string;
+      site_id: string | null;
       kind: string;
       period_from: string;
       state: string;
@@ -324,7 +375,7 @@ export function emailReportSends(
     }[]
   ).map((r) => ({
     personId: r.person_id,
-    siteId: r.site_id,
+    siteId: r.site_id ?? ALL_SITES,
     kind: r.kind,
     from: r.period_from,
     state: r.state,

@@ -57,6 +57,7 @@ export {
 export { type Cipher, createCipher, SEAL_VERSION, SealError, type SealPurpose } from './crypto.ts';
 export { replaceDurably } from './durable-file.ts';
 export {
+  ALL_SITES,
   dueEmailReports,
   EMAIL_REPORT_KINDS,
   type EmailReportChoice,

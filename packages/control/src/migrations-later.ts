@@ -249,3 +249,42 @@ export const V21: ControlMigration = {
   // e-mail's words and its unsubscribe page (email-reports.ts REPORT_LANGUAGES)
   sql: `ALTER TABLE email_reports ADD COLUMN language TEXT NOT NULL DEFAULT 'en';`,
 };
+
+export const V22: ControlMigration = {
+  version: 22,
+  name: 'e-mail reports of all sites at once',
+  // a person's weekly and monthly report of every site they may read, in one e-mail
+  // (email-reports.ts, docs/email-reports.md); its sends are the sends' rows with no site, kept
+  // once per period by their own unique index (NULLs are distinct in the table's UNIQUE)
+  sql: `
+    CREATE TABLE email_reports_all (
+      person_id TEXT PRIMARY KEY REFERENCES people(id) ON DELETE CASCADE,
+      weekly INTEGER NOT NULL,
+      monthly INTEGER NOT NULL,
+      origin TEXT NOT NULL,
+      language TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE email_report_sends_v22 (
+      id INTEGER PRIMARY KEY,
+      person_id TEXT NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+      site_id TEXT REFERENCES sites(id) ON DELETE CASCADE,
+      kind TEXT NOT NULL,
+      period_from TEXT NOT NULL,
+      period_to TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_at INTEGER NOT NULL,
+      last_error TEXT,
+      created_at INTEGER NOT NULL,
+      done_at INTEGER,
+      UNIQUE (person_id, site_id, kind, period_from)
+    ) STRICT;
+    INSERT INTO email_report_sends_v22 SELECT * FROM email_report_sends;
+    DROP TABLE email_report_sends;
+    ALTER TABLE email_report_sends_v22 RENAME TO email_report_sends;
+    CREATE INDEX email_report_sends_due ON email_report_sends(state, next_at);
+    CREATE UNIQUE INDEX email_report_sends_all ON email_report_sends(person_id, kind, period_from)
+      WHERE site_id IS NULL;
+  `,
+};

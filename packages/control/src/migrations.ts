@@ -3,7 +3,7 @@
  * last one applied. Never edit a released migration: add the next one.
  */
 import { V1 } from './migration-v1.ts';
-import { V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21 } from './migrations-later.ts';
+import { V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22 } from './migrations-later.ts';
 
 export interface ControlMigration {
   version: number;
@@ -311,4 +311,5 @@ export const CONTROL_MIGRATIONS: readonly ControlMigration[] = [
   V19,
   V20,
   V21,
+  V22,
 ];

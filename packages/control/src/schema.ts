@@ -45,10 +45,19 @@ export interface ControlSchema {
     origin: string;
     updated_at: number;
   };
+  email_reports_all: {
+    person_id: string;
+    weekly: number;
+    monthly: number;
+    origin: string;
+    language: string;
+    updated_at: number;
+  };
   email_report_sends: {
     id: Generated<number>;
     person_id: string;
-    site_id: string;
+    /** null: the report of all the person's sites */
+    site_id: string | null;
     /** 'weekly' or 'monthly' */
     kind: string;
     period_from: string;

@@ -100,7 +100,7 @@ function EmailReports({ e }: { e: Schema<'Health'>['email_reports'] }) {
       {f && (
         <Row label={t('emailReportsLastFailure')} problem={e.failing}>
           {t('emailReportFailure', {
-            domain: f.domain,
+            domain: f.site_id === 'all' ? t('allSitesReport') : f.domain,
             kind: t(f.kind === 'weekly' ? 'weeklyReport' : 'monthlyReport'),
             from: f.from,
             to: f.to,

@@ -7,7 +7,7 @@ import { formatDateTime } from '../i18n/format.ts';
 import { language } from '../i18n/language.ts';
 import { rangeLabel } from '../site/period.ts';
 
-type Line = Schema<'EmailReportSite'>;
+type Line = Pick<Schema<'EmailReportSite'>, 'site' | 'weekly' | 'monthly' | 'last_failure'>;
 type Choice = Schema<'EmailReportChoice'>;
 type Period = 'week' | 'month';
 type Sent = { sent_to: string; period: Schema<'Period'> };
@@ -17,12 +17,14 @@ const MAIL_NOTE = 'email-reports-mail';
 
 /**
  * The signed-in person's e-mail reports: per site they may read, the weekly and the monthly
- * report ticked or not (each change saved at once), and one sent now on request. While the server
- * has no SMTP set up the choices are still kept, and a note says nothing is sent.
+ * report ticked or not (each change saved at once), and one sent now on request; with two sites or
+ * more, first the same for one e-mail of them all. While the server has no SMTP set up the choices
+ * are still kept, and a note says nothing is sent.
  */
 export function EmailReports() {
   const list = useLoad((signal) => unwrap(api.GET('/api/v1/account/email-reports', { signal })), []);
   const mailReady = list.data?.mail_ready ?? false;
+  const all = list.data && list.data.sites.length > 1 ? list.data.all_sites : null;
   return (
     <div class="stack">
       <p class="muted">{t('emailReportsHint')}</p>
@@ -36,8 +38,24 @@ export function EmailReports() {
       {list.data && list.data.sites.length === 0 && <p>{t('emailReportsNoSite')}</p>}
       {list.data && list.data.sites.length > 0 && (
         <ul class="alert-list">
+          {all && (
+            <ReportRow
+              key={all.site}
+              line={all}
+              title={t('allSitesTitle', { count: all.sites })}
+              name={t('allSitesOf', { count: all.sites })}
+              hint={t('allSitesReportHint')}
+              mailReady={mailReady}
+            />
+          )}
           {list.data.sites.map((line) => (
-            <ReportRow key={line.site} line={line} mailReady={mailReady} />
+            <ReportRow
+              key={line.site}
+              line={line}
+              title={line.domain}
+              name={line.domain}
+              mailReady={mailReady}
+            />
           ))}
         </ul>
       )}
@@ -45,9 +63,14 @@ export function EmailReports() {
   );
 }
 
-function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
+/**
+ * One report's line: `title` shows, `name` goes where a domain does in the buttons' labels (a site's
+ * domain, or "all 4 sites").
+ */
+function ReportRow(props: { line: Line; title: string; name: string; hint?: string; mailReady: boolean }) {
+  const { line, mailReady, title } = props;
   const site = line.site;
-  const domain = line.domain;
+  const domain = props.name;
   // The boxes change at once and stay enabled (disabling the box just pressed would drop the
   // keyboard's focus): changes are sent one after another, each with what is wanted by then, and
   // a refused one puts the boxes back to what the server holds.
@@ -111,7 +134,8 @@ function ReportRow({ line, mailReady }: { line: Line; mailReady: boolean }) {
 
   return (
     <li class="alert-destination stack">
-      <strong class="alert-target">{domain}</strong>
+      <strong class="alert-target">{title}</strong>
+      {props.hint && <p class="muted small">{props.hint}</p>}
       <div class="alert-kinds">
         <label class="check">
           <input

@@ -7,7 +7,10 @@ import { MAIL_WORDS, type MailWords } from './words.ts';
 export interface ReportMailInput {
   /** the person's language (words.ts) */
   language: ReportLanguage;
-  domain: string;
+  /** the site's domain, or null for the report of all the person's sites */
+  domain: string | null;
+  /** how many sites the report is of (1 for a site's own) */
+  sitesCount: number;
   kind: EmailReportKind;
   period: Period;
   kpis: Metrics & { revenue?: number };
@@ -18,6 +21,8 @@ export interface ReportMailInput {
   sources: TopRow[];
   pages: TopRow[];
   countries: TopRow[];
+  /** the report of all sites: each site's visitors and theirs the period before, most first */
+  sites: SiteLine[] | null;
   /** the report in the dashboard, when the address is known */
   dashboardUrl: string | null;
   /** the signed link that stops this report, when the address is known */
@@ -29,6 +34,12 @@ export interface ReportMailInput {
 export interface TopRow {
   value: string | null;
   visitors: number;
+}
+
+export interface SiteLine {
+  domain: string;
+  visitors: number;
+  before: number;
 }
 
 export interface ReportMail {
@@ -137,21 +148,41 @@ const tops = (m: ReportMailInput, w: MailWords): [string, string, TopRow[]][] =>
   ];
 };
 
+/** The report of all sites: each site's visitors with the change on the period before. */
+const siteLines = (m: ReportMailInput, w: MailWords): Line[] =>
+  (m.sites ?? []).map((s) => ({
+    label: s.domain,
+    value: new Intl.NumberFormat(w.locale).format(s.visitors),
+    change: change(w, s.visitors, s.before),
+  }));
+
 /** The e-mail: its subject, a plain-text part and an HTML part (inline styles, one chart image). */
 export function reportMail(m: ReportMailInput): ReportMail {
   const w = MAIL_WORDS[m.language];
   const number = new Intl.NumberFormat(w.locale);
   const when = periodWords(m.kind, m.period, w.locale);
-  const subject = w.subject(m.domain, number.format(m.kpis.visitors), when);
+  // what the report is of, in a sentence and as a title
+  const of = m.domain ?? w.allSites(m.sitesCount);
+  const title = m.domain ?? w.allSitesTitle(m.sitesCount);
+  const subject = w.subject(title, number.format(m.kpis.visitors), when);
   const lines = kpiLines(m, w);
-  const stop = w.stop(m.kind, m.domain);
+  const sites = siteLines(m, w);
+  const stop = w.stop(m.kind, of);
+  const siteWidth = Math.max(0, ...sites.map((l) => l.label.length));
 
   const width = Math.max(...lines.map((l) => l.label.length));
   const text = [
-    w.heading(m.kind, m.domain, when),
+    w.heading(m.kind, of, when),
     '',
     ...lines.map((l) => `${l.label.padEnd(width)}  ${l.value.padStart(10)}  ${l.change}`),
     `(${w.changesOn(m.kind)})`,
+    ...(sites.length === 0
+      ? []
+      : [
+          '',
+          w.sitesTitle,
+          ...sites.map((l) => `  ${l.label.padEnd(siteWidth)}  ${l.value.padStart(10)}  ${l.change}`),
+        ]),
     ...tops(m, w).flatMap(([title, none, rows]) => [
       '',
       title,
@@ -167,20 +198,24 @@ export function reportMail(m: ReportMailInput): ReportMail {
 
   const cell = 'padding:4px 12px 4px 0';
   const muted = 'color:#6e6e73';
+  const kpiTable = (
+    rows: Line[],
+  ) => `<table role="presentation" style="border-collapse:collapse;margin-bottom:8px">
+${rows
+  .map(
+    (l) =>
+      `<tr><td style="${cell};word-break:break-all">${escapeHtml(l.label)}</td><td style="${cell};text-align:right;font-weight:600">${escapeHtml(l.value)}</td><td style="${cell};${muted}">${escapeHtml(l.change)}</td></tr>`,
+  )
+  .join('\n')}
+</table>`;
   const html = `<!doctype html><html lang="${m.language}"><body style="font-family:system-ui,-apple-system,sans-serif;line-height:1.5;color:#1d1d1f;margin:0;padding:16px">
 <div style="max-width:600px;margin:0 auto">
 <p style="${muted};margin:0">${escapeHtml(w.yourReport(m.kind))}</p>
-<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(m.domain)}: ${escapeHtml(when)}</h1>
+<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(title)}: ${escapeHtml(when)}</h1>
 ${m.chartCid ? `<img src="cid:${m.chartCid}" width="600" height="315" alt="${escapeHtml(w.chartAlt(when))}" style="width:100%;height:auto;border-radius:8px;margin-bottom:16px">` : ''}
-<table role="presentation" style="border-collapse:collapse;margin-bottom:8px">
-${lines
-  .map(
-    (l) =>
-      `<tr><td style="${cell}">${escapeHtml(l.label)}</td><td style="${cell};text-align:right;font-weight:600">${escapeHtml(l.value)}</td><td style="${cell};${muted}">${escapeHtml(l.change)}</td></tr>`,
-  )
-  .join('\n')}
-</table>
+${kpiTable(lines)}
 <p style="${muted};font-size:12px;margin:0 0 16px">${escapeHtml(w.changesOn(m.kind))}</p>
+${sites.length === 0 ? '' : `<h2 style="font-size:15px;margin:16px 0 4px">${escapeHtml(w.sitesTitle)}</h2>${kpiTable(sites)}`}
 ${tops(m, w)
   .map(
     ([title, none, rows]) =>

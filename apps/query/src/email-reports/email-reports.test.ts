@@ -1,5 +1,7 @@
 import {
+  ALL_SITES,
   createPerson,
+  createSite,
   emailReportFailure,
   emailReportHealth,
   emailReportSends,
@@ -11,6 +13,7 @@ import type { Mail } from '../alerts/send.ts';
 import { alertsDeps, clock, control, load, site, useAlertsHarness } from '../alerts/test-support.ts';
 import { CardPool } from '../cards/pool.ts';
 import { ev } from '../engine/test-fixtures.ts';
+import { behindmost } from './periods.ts';
 import { EmailReports } from './run.ts';
 
 /**
@@ -164,7 +167,7 @@ describe('e-mail reports', () => {
     });
     // the week after: unsubscribed between queueing and sending, nothing goes
     clock.set(Date.parse('2026-11-30T07:00:00Z'));
-    reports.queueDue();
+    await reports.queueDue();
     setEmailReportChoice(control.ctl, person.id, site.id, { weekly: false, monthly: true });
     await reports.drain();
     expect(sent).toHaveLength(1);
@@ -189,7 +192,70 @@ describe('e-mail reports', () => {
     expect(sent).toHaveLength(1);
     // in the person's language
     expect(sent[0]?.subject).toMatch(/^example\.com: \d+ Besucher, 16\.–22\. Nov\. 2026$/);
-    expect(sent[0]?.text).toContain('Wochenberichte von example.com abbestellen');
+    expect(sent[0]?.text).toContain('Wochenberichte für example.com abbestellen');
     expect(emailReportSends(control.ctl)).toEqual([]);
+  });
+
+  it('send one e-mail of all sites once the week is over in the zone furthest behind, each site with its change', async () => {
+    const { person, reports } = await setUp();
+    const shop = await createSite(control.ctl, { domain: 'shop.example', timezone: 'America/New_York' });
+    // one visitor in New York's week (Sunday 22 Nov, 23:30 there: Monday 04:30 UTC); none before
+    await load([ev('2026-11-23T04:30:00Z', { site: shop.id, visitor: 'ny', path: '/cart', country: 'US' })]);
+    setEmailReportChoice(control.ctl, person.id, site.id, { weekly: false, monthly: false });
+    setEmailReportChoice(
+      control.ctl,
+      person.id,
+      ALL_SITES,
+      { weekly: true, monthly: false },
+      'http://footfall.test',
+    );
+    // Monday 06:00 in UTC, but 01:00 in New York: not yet
+    clock.set(Date.parse('2026-11-23T06:00:00Z'));
+    await reports.tick();
+    expect(sent).toHaveLength(0);
+    clock.set(Date.parse('2026-11-23T11:00:00Z')); // 06:00 in New York
+    await reports.tick();
+    expect(sent).toHaveLength(1);
+    const mail = sent[0]!;
+    expect(mail.subject).toBe('All 2 sites: 4 visitors, 16\u2009–\u200922 Nov 2026');
+    expect(mail.text).toMatch(/^Your weekly report of all 2 sites: /);
+    // the sites' numbers added up (3 + 1 visitors against 1 the week before), then each site
+    expect(mail.text).toMatch(/^Visitors\s+4\s+\+300%$/m);
+    expect(mail.text).toMatch(/^Sites\n {2}example\.com\s+3\s+\+200%\n {2}shop\.example\s+1\s+new$/m);
+    // pages by site and path; countries added across sites
+    expect(mail.text).toContain('Top pages\n  1. example.com/  2\n  2. shop.example/cart  1');
+    expect(mail.text).toContain('Top countries\n  1. Germany  2');
+    expect(mail.html).toContain(
+      'href="http://footfall.test/all?period=custom&amp;from=2026-11-16&amp;to=2026-11-22"',
+    );
+    const link = /http:\/\/footfall\.test\/unsubscribe\/(\S+)/.exec(mail.text)?.[1];
+    expect(readUnsubscribeToken(control.ctl, link ?? '')).toEqual({
+      personId: person.id,
+      siteId: ALL_SITES,
+      kind: 'weekly',
+    });
+    expect(mail.headers?.['X-Footfall-Report']).toBe('weekly all 2026-11-16');
+    // never twice, and kept apart from the site's own reports
+    clock.set(Date.parse('2026-11-24T10:00:00Z'));
+    await reports.tick();
+    await new EmailReports({ ...alertsDeps({}), cards }, sender).tick();
+    expect(sent).toHaveLength(1);
+    expect(emailReportSends(control.ctl)).toMatchObject([
+      { siteId: ALL_SITES, kind: 'weekly', from: '2026-11-16', state: 'sent' },
+    ]);
+    // "send me one now" of all sites, on Wednesday
+    clock.set(Date.parse('2026-11-25T12:00:00Z'));
+    const now = await reports.sendNow(person, { all: [site, shop] }, 'weekly', 'http://footfall.test', 'fr');
+    expect(now.period).toEqual({ from: '2026-11-16', to: '2026-11-22' });
+    expect(sent[1]?.subject).toMatch(/^Vos 2 sites : 4 visiteurs, /);
+  });
+});
+
+describe('the zone furthest behind', () => {
+  it('is the one whose local time is the earliest', () => {
+    const at = Date.parse('2026-11-23T06:00:00Z');
+    expect(behindmost(['Europe/Berlin', 'America/New_York', 'UTC'], at)).toBe('America/New_York');
+    expect(behindmost(['Pacific/Kiritimati', 'Pacific/Pago_Pago'], at)).toBe('Pacific/Pago_Pago');
+    expect(behindmost(['Asia/Kolkata', 'Asia/Kathmandu'], at)).toBe('Asia/Kolkata');
   });
 });

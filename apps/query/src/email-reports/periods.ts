@@ -50,3 +50,22 @@ export function duePeriod(kind: EmailReportKind, timeZone: string, ms: number): 
   if (late === 0 && hour < SEND_FROM_HOUR) return null;
   return late <= 1 ? lastFinished(kind, day) : null;
 }
+
+/**
+ * Of several zones, the one whose local time is the earliest at `ms` (the furthest behind): a
+ * period over there is over in every other zone too.
+ */
+export function behindmost(zones: readonly string[], ms: number): string {
+  let best = zones[0]!;
+  let bestAt = '';
+  for (const zone of new Set(zones)) {
+    const { day, hour } = localNow(zone, ms);
+    const minute = new Intl.DateTimeFormat('en-GB', { timeZone: zone, minute: '2-digit' }).format(ms);
+    const at = `${day}T${String(hour).padStart(2, '0')}:${minute.padStart(2, '0')}`;
+    if (bestAt === '' || at < bestAt) {
+      best = zone;
+      bestAt = at;
+    }
+  }
+  return best;
+}

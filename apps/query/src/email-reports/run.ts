@@ -1,4 +1,5 @@
 import {
+  ALL_SITES,
   canonicalTimeZone,
   dueEmailReports,
   EMAIL_REPORT_KINDS,
@@ -7,6 +8,8 @@ import {
   emailReportSubscriptions,
   getPerson,
   getSite,
+  listSites,
+  type PersonRow,
   queueEmailReport,
   type ReportLanguage,
   recordEmailReportAttempt,
@@ -18,14 +21,43 @@ import {
 import { AppError } from '@footfall/http';
 import { hasConnections } from '@footfall/payments';
 import type { AlertSender, Mail } from '../alerts/send.ts';
+import { mergeReports } from '../all-sites.ts';
 import type { QueryDeps } from '../deps.ts';
+import type { Metrics, Report } from '../engine/index.ts';
 import { type Period, parseReportParams, todayIn } from '../engine/report-params.ts';
 import { revenueOptions, withRevenue } from '../revenue.ts';
-import { periodWords, reportMail } from './compose.ts';
-import { duePeriod, lastFinished } from './periods.ts';
+import { ALL_SITES_AT_ONCE, inBatches, MAX_REPORT_SITES } from '../routes/all-sites-request.ts';
+import { periodWords, reportMail, type SiteLine, type TopRow } from './compose.ts';
+import { behindmost, duePeriod, lastFinished } from './periods.ts';
 import { MAIL_WORDS } from './words.ts';
 
 const CHART_CID = 'chart@footfall';
+
+/** What a report is of: one site, or every site the person may read (ALL_SITES). */
+export type ReportTarget = Site | { all: Site[] };
+
+/** The numbers one e-mail says, of one site or of several. */
+interface Numbers {
+  kpis: Metrics & { revenue?: number };
+  before: Metrics & { revenue?: number };
+  currency: string | null;
+  series: number[];
+  sources: TopRow[];
+  pages: TopRow[];
+  countries: TopRow[];
+  sites: SiteLine[] | null;
+}
+
+/**
+ * The sites a person's report of all sites covers: every site they may read, in the sites list's
+ * order, at most as many as one report of several sites reads (MAX_REPORT_SITES).
+ */
+export async function sitesOf(deps: Pick<QueryDeps, 'control'>, person: PersonRow): Promise<Site[]> {
+  const scope = await siteScopeOf(deps.control, person);
+  return listSites(deps.control)
+    .filter((s) => scopeAllows(scope, s.id))
+    .slice(0, MAX_REPORT_SITES);
+}
 
 /** Counts for /metrics and Health. */
 export interface EmailReportCounts {
@@ -53,23 +85,47 @@ export class EmailReports {
   /** Queues what is due, then sends what is queued. Nothing is queued while e-mail is not set up. */
   async tick(): Promise<void> {
     if (!this.sender.mailReady) return;
-    this.queueDue();
+    await this.queueDue();
     await this.drain();
   }
 
-  queueDue(): void {
+  /**
+   * Queues each subscription's report once its period is due in its site's zone; the report of all
+   * sites once it is due in the zone furthest behind, so every site's period is over.
+   */
+  async queueDue(): Promise<void> {
     const { control } = this.deps;
     const now = this.deps.now();
     for (const s of emailReportSubscriptions(control)) {
-      const site = getSite(control, s.siteId);
-      if (site === undefined) continue;
+      let zones: string[];
+      if (s.siteId === ALL_SITES) {
+        const person = await getPerson(control, s.personId);
+        zones = person === undefined ? [] : (await sitesOf(this.deps, person)).map((x) => x.timezone);
+      } else {
+        const site = getSite(control, s.siteId);
+        zones = site === undefined ? [] : [site.timezone];
+      }
+      if (zones.length === 0) continue;
+      const zone = behindmost(zones, now);
       for (const kind of EMAIL_REPORT_KINDS) {
         if (!s[kind]) continue;
-        const period = duePeriod(kind, site.timezone, now);
+        const period = duePeriod(kind, zone, now);
         if (period !== null)
-          queueEmailReport(control, { personId: s.personId, siteId: site.id, kind, ...period });
+          queueEmailReport(control, { personId: s.personId, siteId: s.siteId, kind, ...period });
       }
     }
+  }
+
+  /** What a queued report is of, while the person still wants it and may read it; else undefined. */
+  async #targetOf(person: PersonRow | undefined, siteId: string, kind: EmailReportKind) {
+    const { control } = this.deps;
+    if (person === undefined || emailReportChoices(control, person.id).get(siteId)?.[kind] !== true) return;
+    if (siteId === ALL_SITES) {
+      const all = await sitesOf(this.deps, person);
+      return all.length === 0 ? undefined : { all };
+    }
+    const site = getSite(control, siteId);
+    return site !== undefined && scopeAllows(await siteScopeOf(control, person), site.id) ? site : undefined;
   }
 
   async drain(): Promise<void> {
@@ -79,25 +135,21 @@ export class EmailReports {
     );
     for (const due of dueEmailReports(control)) {
       const person = await getPerson(control, due.personId);
-      const site = getSite(control, due.siteId);
-      const wanted =
-        person !== undefined &&
-        site !== undefined &&
-        emailReportChoices(control, person.id).get(site.id)?.[due.kind] === true &&
-        scopeAllows(await siteScopeOf(control, person), site.id);
-      if (!wanted) {
+      const target = await this.#targetOf(person, due.siteId, due.kind);
+      if (person === undefined || target === undefined) {
         recordEmailReportAttempt(control, due, null, true);
         continue;
       }
-      const { origin = '', language = 'en' } = subscriptions.get(`${person.id} ${site.id}`) ?? {};
-      const error = await this.send(person, site, due.kind, { from: due.from, to: due.to }, origin, language);
+      const { origin = '', language = 'en' } = subscriptions.get(`${person.id} ${due.siteId}`) ?? {};
+      const period = { from: due.from, to: due.to };
+      const error = await this.send(person, target, due.kind, period, origin, language);
       const state = recordEmailReportAttempt(control, due, error);
       if (state === 'sent') this.counts.sent++;
       else {
         this.counts.attemptsFailed++;
         if (state === 'failed') this.counts.givenUp++;
         this.deps.logger.warn(
-          { site: site.id, kind: due.kind, attempt: due.attempts + 1, reason: error, state },
+          { site: due.siteId, kind: due.kind, attempt: due.attempts + 1, reason: error, state },
           'e-mail report not delivered',
         );
       }
@@ -105,12 +157,13 @@ export class EmailReports {
   }
 
   /**
-   * "Send me one now": the last finished week or month of a site to the person, at once (not
-   * counted as that period's scheduled report). Throws `mail_not_configured` or `mail_failed`.
+   * "Send me one now": the last finished week or month of a site (or of all the person's sites, in
+   * the zone furthest behind) to the person, at once (not counted as that period's scheduled
+   * report). Throws `mail_not_configured` or `mail_failed`.
    */
   async sendNow(
     person: { id: string; email: string },
-    site: Site,
+    target: ReportTarget,
     kind: EmailReportKind,
     origin: string,
     language: ReportLanguage,
@@ -118,8 +171,16 @@ export class EmailReports {
     if (!this.sender.mailReady) {
       throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
     }
-    const period = lastFinished(kind, todayIn(site.timezone, this.deps.now()));
-    const error = await this.send(person, site, kind, period, origin, language);
+    const now = this.deps.now();
+    const zone =
+      'all' in target
+        ? behindmost(
+            target.all.map((s) => s.timezone),
+            now,
+          )
+        : target.timezone;
+    const period = lastFinished(kind, todayIn(zone, now));
+    const error = await this.send(person, target, kind, period, origin, language);
     if (error !== null) throw new AppError('mail_failed', `the report was not sent: ${error}`);
     return { to: person.email, period };
   }
@@ -127,28 +188,37 @@ export class EmailReports {
   /** Writes and sends one report; null once the mail server took it, else why not. */
   async send(
     person: { id: string; email: string },
-    site: Site,
+    target: ReportTarget,
     kind: EmailReportKind,
     period: Period,
     origin: string,
     language: ReportLanguage = 'en',
   ): Promise<string | null> {
-    return this.sender.mail(await this.compose(person, site, kind, period, origin, language));
+    return this.sender.mail(await this.compose(person, target, kind, period, origin, language));
   }
 
-  async compose(
-    person: { id: string; email: string },
-    site: Site,
-    kind: EmailReportKind,
-    period: Period,
-    origin: string,
-    language: ReportLanguage = 'en',
-  ): Promise<Mail> {
+  /** The report's query: the period, compared with the one before, by day. */
+  #params(site: Site, period: Period, limit: number) {
+    const raw = {
+      from: period.from,
+      to: period.to,
+      compare: 'previous',
+      bucket: 'day',
+      limit: String(limit),
+    };
+    return parseReportParams(raw, site.timezone, this.deps.now());
+  }
+
+  /** One site's numbers, with revenue when it has a payment connection. */
+  async #siteNumbers(site: Site, period: Period): Promise<Numbers> {
     const { deps } = this;
     const engine = deps.analytics.engine;
-    const raw = { from: period.from, to: period.to, compare: 'previous', bucket: 'day', limit: '5' };
-    const params = parseReportParams(raw, site.timezone, deps.now());
-    let report = await engine.report({ site: site.id, timeZone: canonicalTimeZone(site.timezone), params });
+    const params = this.#params(site, period, 5);
+    let report: Report & { kpis: Metrics & { revenue?: number } } = await engine.report({
+      site: site.id,
+      timeZone: canonicalTimeZone(site.timezone),
+      params,
+    });
     let currency: string | null = null;
     if (site.modules.revenue && hasConnections(deps.control, site.id)) {
       const options = revenueOptions({});
@@ -165,14 +235,82 @@ export class EmailReports {
       report = priced;
       currency = priced.revenue.currency;
     }
+    return {
+      kpis: report.kpis,
+      before: report.compare_kpis ?? report.kpis,
+      currency,
+      series: report.chart.map((p) => p.visitors),
+      sources: top(report.breakdowns.referrer),
+      pages: top(report.breakdowns.pages),
+      countries: top(report.breakdowns.country),
+      sites: null,
+    };
+  }
+
+  /**
+   * The numbers of several sites as one (all-sites.ts, as `GET /api/v1/report` merges them): each
+   * site's own days, counts summed; pages by site and path; each site's visitors and change. No
+   * revenue: each site's own report carries it, in its own currency.
+   */
+  async #allNumbers(sites: Site[], period: Period): Promise<Numbers> {
+    const engine = this.deps.analytics.engine;
+    // each site's ten largest rows, so a value just outside one site's five still adds up
+    const parts = await inBatches(sites, ALL_SITES_AT_ONCE, async (site) => ({
+      id: site.id,
+      domain: site.domain,
+      report: await engine.report({
+        site: site.id,
+        timeZone: canonicalTimeZone(site.timezone),
+        params: this.#params(site, period, 10),
+      }),
+    }));
+    const merged = mergeReports(parts, 5);
+    const domains = new Map(sites.map((s) => [s.id, s.domain]));
+    const pages = (merged.breakdowns.pages ?? []) as {
+      site: string;
+      value: string | null;
+      visitors: number;
+    }[];
+    return {
+      kpis: merged.kpis,
+      before: merged.compare_kpis ?? merged.kpis,
+      currency: null,
+      series: merged.chart.map((p) => p.visitors),
+      sources: top(merged.breakdowns.referrer as TopRow[]),
+      pages: pages.map((r) => ({
+        value: `${domains.get(r.site) ?? r.site}${r.value ?? ''}`,
+        visitors: r.visitors,
+      })),
+      countries: top(merged.breakdowns.country as TopRow[]),
+      sites: merged.sites.map((x) => ({
+        domain: x.domain,
+        visitors: x.kpis.visitors,
+        before: x.compare_kpis?.visitors ?? 0,
+      })),
+    };
+  }
+
+  async compose(
+    person: { id: string; email: string },
+    target: ReportTarget,
+    kind: EmailReportKind,
+    period: Period,
+    origin: string,
+    language: ReportLanguage = 'en',
+  ): Promise<Mail> {
+    const { deps } = this;
+    const all = 'all' in target ? target.all : null;
+    const n =
+      all === null ? await this.#siteNumbers(target as Site, period) : await this.#allNumbers(all, period);
+    const scope = all === null ? (target as Site).id : ALL_SITES;
     const base = (deps.config.baseUrl ?? origin).replace(/\/+$/, '');
     const w = MAIL_WORDS[language];
     const when = periodWords(kind, period, w.locale);
-    const visitors = report.kpis.visitors;
-    const was = report.compare_kpis?.visitors ?? 0;
+    const visitors = n.kpis.visitors;
+    const was = n.before.visitors;
     const chart = await deps.cards
       ?.draw({
-        domain: site.domain,
+        domain: all === null ? (target as Site).domain : w.allSitesTitle(all.length),
         kicker: w.chartKicker(kind, when),
         value: new Intl.NumberFormat(w.locale).format(visitors),
         label: w.visitorWord(visitors),
@@ -180,7 +318,7 @@ export class EmailReports {
           was > 0
             ? w.chartChange(kind, visitors >= was, Math.round((Math.abs(visitors - was) / was) * 100))
             : w.perDay,
-        series: report.chart.map((p) => p.visitors),
+        series: n.series,
         theme: 'light',
         accent: '#2457c5',
         width: 1200,
@@ -192,24 +330,23 @@ export class EmailReports {
         return undefined;
       });
     const unsubscribeUrl = base
-      ? `${base}/unsubscribe/${unsubscribeToken(deps.control, person.id, site.id, kind)}`
+      ? `${base}/unsubscribe/${unsubscribeToken(deps.control, person.id, scope, kind)}`
       : null;
-    const top = (rows: { value: string | null; visitors: number }[] | undefined) =>
-      (rows ?? []).slice(0, 5).map((r) => ({ value: r.value, visitors: r.visitors }));
+    const range = `period=custom&from=${period.from}&to=${period.to}`;
     const mail = reportMail({
       language,
-      domain: site.domain,
+      domain: all === null ? (target as Site).domain : null,
+      sitesCount: all?.length ?? 1,
       kind,
       period,
-      kpis: report.kpis,
-      before: report.compare_kpis ?? report.kpis,
-      currency,
-      sources: top(report.breakdowns.referrer),
-      pages: top(report.breakdowns.pages),
-      countries: top(report.breakdowns.country),
-      dashboardUrl: base
-        ? `${base}/sites/${site.id}?period=custom&from=${period.from}&to=${period.to}`
-        : null,
+      kpis: n.kpis,
+      before: n.before,
+      currency: n.currency,
+      sources: n.sources,
+      pages: n.pages,
+      countries: n.countries,
+      sites: n.sites,
+      dashboardUrl: base ? `${base}${all === null ? `/sites/${scope}` : '/all'}?${range}` : null,
       unsubscribeUrl,
       chartCid: chart ? CHART_CID : null,
     });
@@ -217,7 +354,7 @@ export class EmailReports {
       to: person.email,
       ...mail,
       headers: {
-        'X-Footfall-Report': `${kind} ${site.id} ${period.from}`,
+        'X-Footfall-Report': `${kind} ${scope} ${period.from}`,
         ...(unsubscribeUrl
           ? {
               'List-Unsubscribe': `<${unsubscribeUrl}>`,
@@ -231,3 +368,7 @@ export class EmailReports {
     };
   }
 }
+
+/** A breakdown's five largest rows, as an e-mail lists them. */
+const top = (rows: readonly { value: string | null; visitors: number }[] | undefined): TopRow[] =>
+  (rows ?? []).slice(0, 5).map((r) => ({ value: r.value, visitors: r.visitors }));

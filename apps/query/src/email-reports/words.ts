@@ -17,6 +17,12 @@ export interface MailWords {
   topSources: string;
   topPages: string;
   topCountries: string;
+  /** the report of all sites: its list of sites */
+  sitesTitle: string;
+  /** the report of all sites where a domain stands in a sentence ("the weekly report of …") */
+  allSites: (n: number) => string;
+  /** the same as a title (a subject's or the e-mail's heading) */
+  allSitesTitle: (n: number) => string;
   /** a top row without a value: no referrer, no page, no country */
   direct: string;
   noPage: string;
@@ -66,6 +72,9 @@ const en: MailWords = {
   topSources: 'Top sources',
   topPages: 'Top pages',
   topCountries: 'Top countries',
+  sitesTitle: 'Sites',
+  allSites: (n) => (n === 1 ? 'your one site' : `all ${n} sites`),
+  allSitesTitle: (n) => (n === 1 ? 'Your one site' : `All ${n} sites`),
   direct: 'Direct / none',
   noPage: '(none)',
   unknown: 'Unknown',
@@ -110,6 +119,9 @@ const de: MailWords = {
   topSources: 'Top-Quellen',
   topPages: 'Top-Seiten',
   topCountries: 'Top-Länder',
+  sitesTitle: 'Websites',
+  allSites: (n) => (n === 1 ? 'Ihre Website' : `alle ${n} Websites`),
+  allSitesTitle: (n) => (n === 1 ? 'Ihre Website' : `Alle ${n} Websites`),
   direct: 'Direkt / keine',
   noPage: '(keine)',
   unknown: 'Unbekannt',
@@ -124,7 +136,7 @@ const de: MailWords = {
   subject: (domain, visitors, when) => `${domain}: ${visitors} Besucher, ${when}`,
   openReport: 'Bericht in Footfall öffnen',
   stop: (kind, domain) =>
-    `${kind === 'weekly' ? 'Wochenberichte' : 'Monatsberichte'} von ${domain} abbestellen`,
+    `${kind === 'weekly' ? 'Wochenberichte' : 'Monatsberichte'} für ${domain} abbestellen`,
   stopInFootfall: 'in Footfall unter Konto, E-Mail-Berichte.',
   sentBy: 'Gesendet von Footfall.',
   chartAlt: (when) => `Besucher pro Tag, ${when}`,
@@ -141,7 +153,7 @@ const de: MailWords = {
     stopped: (email, report) => `${email} erhält ${report} nicht mehr.`,
     again: 'Um ihn wieder zu erhalten, wählen Sie ihn in Footfall unter Konto, E-Mail-Berichte.',
     notReceiving: (email, report) => `${email} erhält ${report} nicht.`,
-    report: (kind, domain) => `den ${kind === 'weekly' ? 'Wochenbericht' : 'Monatsbericht'} von ${domain}`,
+    report: (kind, domain) => `den ${kind === 'weekly' ? 'Wochenbericht' : 'Monatsbericht'} für ${domain}`,
   },
 };
 
@@ -156,6 +168,9 @@ const fr: MailWords = {
   topSources: 'Principales sources',
   topPages: 'Principales pages',
   topCountries: 'Principaux pays',
+  sitesTitle: 'Sites',
+  allSites: (n) => (n === 1 ? 'votre site' : `vos ${n} sites`),
+  allSitesTitle: (n) => (n === 1 ? 'Votre site' : `Vos ${n} sites`),
   direct: 'Direct / aucune',
   noPage: '(aucune)',
   unknown: 'Inconnu',
@@ -203,6 +218,9 @@ const es: MailWords = {
   topSources: 'Principales fuentes',
   topPages: 'Principales páginas',
   topCountries: 'Principales países',
+  sitesTitle: 'Sitios',
+  allSites: (n) => (n === 1 ? 'tu sitio' : `tus ${n} sitios`),
+  allSitesTitle: (n) => (n === 1 ? 'Tu sitio' : `Tus ${n} sitios`),
   direct: 'Directo / ninguna',
   noPage: '(ninguna)',
   unknown: 'Desconocido',

@@ -1,4 +1,5 @@
 import {
+  ALL_SITES,
   EMAIL_REPORT_KINDS,
   type EmailReportKind,
   emailReportChoices,
@@ -7,10 +8,10 @@ import {
   getSite,
   getSiteLayout,
   listSites,
+  type PersonRow,
   REPORT_LANGUAGES,
   type ReportLanguage,
   readUnsubscribeToken,
-  type Site,
   scopeAllows,
   setEmailReportChoice,
   siteScopeOf,
@@ -23,6 +24,7 @@ import { escapeHtml } from '../alerts/message.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import type { QueryDeps } from '../deps.ts';
+import { type ReportTarget, sitesOf } from '../email-reports/run.ts';
 import { MAIL_WORDS } from '../email-reports/words.ts';
 import { publicOrigin, sessionPrincipal } from './auth-helpers.ts';
 
@@ -32,7 +34,8 @@ const SendNow = v.strictObject({ period: v.picklist(['week', 'month']), language
 
 /**
  * E-mail reports (docs/email-reports.md): each person's choice of weekly and monthly reports per
- * site they may read, "send me one now", and the unsubscribe link an e-mail carries, which works
+ * site they may read and of all of them at once (`all` where a site id goes), "send me one now",
+ * and the unsubscribe link an e-mail carries, which works
  * without signing in (its token is signed; opening it changes nothing, its button or a mail
  * program's one-click POST stops the report).
  */
@@ -53,25 +56,31 @@ export function emailReportRoutes(deps: QueryDeps) {
       );
     return { person, sites };
   };
-  const siteOf = async (c: Context<AuthEnv>) => {
+  /** The site of the path, or all the caller's sites for `all` (404 when they may read none). */
+  const targetOf = async (c: Context<AuthEnv>): Promise<{ person: PersonRow; target: ReportTarget }> => {
     const { person, sites } = await me(c);
     const id = c.req.param('site') ?? '';
+    if (id === ALL_SITES) {
+      if (sites.length === 0) throw new AppError('not_found', 'there is no site you may read');
+      return { person, target: { all: await sitesOf(deps, person) } };
+    }
     const site = sites.find((s) => s.id === id);
     if (site === undefined) {
       if (getSite(ctl, id) === undefined) throw new AppError('not_found', `no site ${id}`);
       throw new AppError('forbidden', 'you may not read this site');
     }
-    return { person, site };
+    return { person, target: site };
   };
   const line = (
     personId: string,
-    site: Site,
+    target: ReportTarget,
     choice: { weekly: boolean; monthly: boolean; language: ReportLanguage } | undefined,
   ) => {
-    const failure = emailReportFailure(ctl, personId, site.id);
+    const id = 'all' in target ? ALL_SITES : target.id;
+    const failure = emailReportFailure(ctl, personId, id);
     return {
-      site: site.id,
-      domain: site.domain,
+      site: id,
+      ...('all' in target ? { sites: target.all.length } : { domain: target.domain }),
       weekly: choice?.weekly ?? false,
       monthly: choice?.monthly ?? false,
       language: choice?.language ?? 'en',
@@ -88,27 +97,31 @@ export function emailReportRoutes(deps: QueryDeps) {
     .get('/api/v1/account/email-reports', async (c) => {
       const { person, sites } = await me(c);
       const choices = emailReportChoices(ctl, person.id);
+      const all = { all: await sitesOf(deps, person) };
       return c.json({
         mail_ready: deps.alerts?.mailReady ?? false,
         sites: sites.map((s) => line(person.id, s, choices.get(s.id))),
+        all_sites: sites.length === 0 ? null : line(person.id, all, choices.get(ALL_SITES)),
       });
     })
     .put('/api/v1/account/email-reports/:site', async (c) => {
-      const { person, site } = await siteOf(c);
+      const { person, target } = await targetOf(c);
       const { language, ...choice } = await readJson(c, Choice);
-      setEmailReportChoice(ctl, person.id, site.id, choice, publicOrigin(c, deps.config.baseUrl), language);
-      return c.json(line(person.id, site, emailReportChoices(ctl, person.id).get(site.id)));
+      const id = 'all' in target ? ALL_SITES : target.id;
+      setEmailReportChoice(ctl, person.id, id, choice, publicOrigin(c, deps.config.baseUrl), language);
+      return c.json(line(person.id, target, emailReportChoices(ctl, person.id).get(id)));
     })
     .post('/api/v1/account/email-reports/:site/send', async (c) => {
-      const { person, site } = await siteOf(c);
+      const { person, target } = await targetOf(c);
       const body = await readJson(c, SendNow);
       const reports = deps.alerts?.emailReports;
       if (!reports || !deps.alerts?.mailReady) {
         throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
       }
       const kind: EmailReportKind = body.period === 'week' ? 'weekly' : 'monthly';
-      const chosen = body.language ?? emailReportChoices(ctl, person.id).get(site.id)?.language ?? 'en';
-      const sent = await reports.sendNow(person, site, kind, publicOrigin(c, deps.config.baseUrl), chosen);
+      const id = 'all' in target ? ALL_SITES : target.id;
+      const chosen = body.language ?? emailReportChoices(ctl, person.id).get(id)?.language ?? 'en';
+      const sent = await reports.sendNow(person, target, kind, publicOrigin(c, deps.config.baseUrl), chosen);
       return c.json({ sent_to: sent.to, period: sent.period });
     })
     .get('/unsubscribe/:token', async (c) => unsubscribePage(c, deps, false))
@@ -123,8 +136,8 @@ async function unsubscribePage(c: Context, deps: QueryDeps, stop: boolean) {
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
   const what = readUnsubscribeToken(ctl, c.req.param('token') ?? '');
-  const site = what && getSite(ctl, what.siteId);
   const person = what && (await getPerson(ctl, what.personId));
+  const site = what && (what.siteId === ALL_SITES ? ALL_SITES : getSite(ctl, what.siteId));
   if (!what || !site || !person || !(EMAIL_REPORT_KINDS as readonly string[]).includes(what.kind)) {
     // a person following the link reads why; a program (a mail client's one-click POST) gets JSON
     if (!/text\/html/.test(c.req.header('accept') ?? '')) {
@@ -136,14 +149,16 @@ async function unsubscribePage(c: Context, deps: QueryDeps, stop: boolean) {
     );
   }
   // in the language the report is written in (read before a stop may remove the choice)
-  const choice = emailReportChoices(ctl, person.id).get(site.id);
+  const choice = emailReportChoices(ctl, person.id).get(what.siteId);
   const language = choice?.language ?? 'en';
-  const w = MAIL_WORDS[language].unsubscribe;
-  const report = w.report(what.kind, site.domain);
+  const words = MAIL_WORDS[language];
+  const w = words.unsubscribe;
+  const of = site === ALL_SITES ? words.allSites((await sitesOf(deps, person)).length) : site.domain;
+  const report = w.report(what.kind, of);
   const email = person.email;
   if (stop) {
-    stopEmailReport(ctl, person.id, site.id, what.kind);
-    deps.logger.info({ site: site.id, kind: what.kind }, 'e-mail report stopped by its unsubscribe link');
+    stopEmailReport(ctl, person.id, what.siteId, what.kind);
+    deps.logger.info({ site: what.siteId, kind: what.kind }, 'e-mail report stopped by its unsubscribe link');
     return c.html(
       page(w.done, `<p>${escapeHtml(w.stopped(email, report))}</p><p>${escapeHtml(w.again)}</p>`, language),
     );

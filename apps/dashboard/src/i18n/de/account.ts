@@ -24,6 +24,10 @@ export default {
   emailReportsNoMail:
     'Auf diesem Server ist noch kein E-Mail-Versand eingerichtet ({variable}): Ihre Auswahl wird gespeichert, aber Berichte werden erst verschickt, wenn er eingerichtet ist.',
   emailReportsNoSite: 'Es gibt noch keine Website.',
+  allSitesTitle: 'Alle Websites ({count})',
+  allSitesOf: 'allen {count} Websites',
+  allSitesReportHint:
+    'Eine E-Mail mit allen Websites, die Sie sehen dürfen: die Zahlen zusammengezählt und jede Website mit ihrer Veränderung.',
   weekly: 'Wöchentlich',
   monthly: 'Monatlich',
   weeklyReportOf: 'Wöchentlicher Bericht zu {domain}',

@@ -111,6 +111,7 @@ export default {
   emailReportsGivenUp: 'Nach allen Versuchen aufgegeben',
   emailReportsLastFailure: 'Zuletzt nicht zugestellt',
   emailReportFailure: '{domain}, {kind} vom {from} bis {to}: {message}',
+  allSitesReport: 'alle Websites',
   weeklyReport: 'der Wochenbericht',
   monthlyReport: 'der Monatsbericht',
   emailReportsFailing: 'E-Mail-Berichte werden nicht versendet. Der Mailserver antwortete: {message}',

@@ -24,6 +24,10 @@ export default {
   emailReportsNoMail:
     'This server has no e-mail set up yet ({variable}): your choices are kept, but nothing is sent until it is.',
   emailReportsNoSite: 'There is no site yet.',
+  allSitesTitle: 'All sites ({count})',
+  allSitesOf: 'all {count} sites',
+  allSitesReportHint:
+    'One e-mail with every site you may read: the numbers added up, and each site with its change.',
   weekly: 'Weekly',
   monthly: 'Monthly',
   weeklyReportOf: 'Weekly report of {domain}',

@@ -117,6 +117,7 @@ export default {
   emailReportsGivenUp: 'Given up after every try',
   emailReportsLastFailure: 'Last one not delivered',
   emailReportFailure: '{domain}, {kind} of {from} to {to}: {message}',
+  allSitesReport: 'all sites',
   weeklyReport: 'the weekly report',
   monthlyReport: 'the monthly report',
   emailReportsFailing: 'E-mail reports are not going out. The mail server answered: {message}',

@@ -24,6 +24,10 @@ export default {
   emailReportsNoMail:
     'Este servidor aún no tiene el correo configurado ({variable}): tus elecciones se guardan, pero no se envía ningún informe hasta que lo esté.',
   emailReportsNoSite: 'Todavía no hay ningún sitio.',
+  allSitesTitle: 'Todos los sitios ({count})',
+  allSitesOf: 'tus {count} sitios',
+  allSitesReportHint:
+    'Un solo correo con todos los sitios que puedes ver: las cifras sumadas y cada sitio con su cambio.',
   weekly: 'Semanal',
   monthly: 'Mensual',
   weeklyReportOf: 'Informe semanal de {domain}',

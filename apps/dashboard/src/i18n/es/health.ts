@@ -113,6 +113,7 @@ export default {
   emailReportsGivenUp: 'Abandonados tras todos los intentos',
   emailReportsLastFailure: 'El último no entregado',
   emailReportFailure: '{domain}, {kind} del {from} al {to}: {message}',
+  allSitesReport: 'todos los sitios',
   weeklyReport: 'el informe semanal',
   monthlyReport: 'el informe mensual',
   emailReportsFailing:

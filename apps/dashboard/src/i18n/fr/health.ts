@@ -111,6 +111,7 @@ export default {
   emailReportsGivenUp: 'Abandonnés après tous les essais',
   emailReportsLastFailure: 'Dernier non distribué',
   emailReportFailure: '{domain}, {kind} du {from} au {to} : {message}',
+  allSitesReport: 'tous les sites',
   weeklyReport: 'le rapport hebdomadaire',
   monthlyReport: 'le rapport mensuel',
   emailReportsFailing:
