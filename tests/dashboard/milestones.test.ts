@@ -66,11 +66,30 @@ describe('milestones in the dashboard', () => {
     const context = await personContext(d);
     const page = await context.newPage();
     await signIn(page);
+    const warnings: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text());
+    });
+    // a site the service has seen visits of (its status says so) has its first view named in its
+    // page's Link header (page-preloads.ts)
+    await owner.call('GET', `/api/v1/sites/${site}/status`);
     await page.goto(`/sites/${site}`);
     const moment = page.locator('section.moment');
     await moment.getByRole('heading', { name: milestones[0]!.title }).waitFor();
     await moment.getByText('Milestone reached').waitFor();
     await expect.poll(() => naturalWidth(page, '.moment-card'), { timeout: 15_000 }).toBe(1200);
+    // the card comes with the page (its Link header names it, in the light scheme here), once
+    const cards = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => new URL(e.name).pathname.endsWith('/card'))
+        .map((e) => `${(e as PerformanceResourceTiming).initiatorType} ${new URL(e.name).search}`),
+    );
+    expect(cards).toEqual([
+      `link ?theme=light&amount=${/revenue|sale/.test(milestones[0]!.kind) ? 'show' : 'hide'}`,
+    ]);
+    await page.waitForTimeout(4_000); // Chromium says "preloaded but not used" about 3 s after load
+    expect(warnings).toEqual([]);
     expect(await accessibilityProblems(page)).toEqual([]);
     await screenshot(page, 'milestone-moment-1280-light');
     await moment.getByRole('button', { name: 'Make a public link' }).click();

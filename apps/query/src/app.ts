@@ -1,4 +1,4 @@
-import { getSite } from '@footfall/control';
+import { getSite, resolveSession, scopeAllows, siteScopeOf } from '@footfall/control';
 import {
   API_BODY_BYTES,
   bodyLimitFor,
@@ -24,7 +24,7 @@ import { funnelRoutes } from './routes/funnels.ts';
 import { goalRoutes } from './routes/goals.ts';
 import { healthRoutes } from './routes/health.ts';
 import { importRoutes } from './routes/imports.ts';
-import { milestoneRoutes } from './routes/milestones.ts';
+import { milestoneRoutes, momentCard } from './routes/milestones.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { paymentRoutes } from './routes/payments.ts';
 import { peopleRoutes } from './routes/people.ts';
@@ -67,6 +67,15 @@ export function createQueryApp(deps: QueryDeps) {
       deps.config.updateCheck,
       visited,
       (site) => getSite(deps.control, site)?.modules,
+      async (token) => {
+        const session = await resolveSession(deps.control, token);
+        if (session === undefined) return undefined;
+        const scope = await siteScopeOf(deps.control, session.person);
+        return (id) => {
+          const site = getSite(deps.control, id);
+          return site && scopeAllows(scope, id) ? momentCard(deps.control, site, session.person.id) : null;
+        };
+      },
     ),
   );
   app.route('/', livenessRoutes());

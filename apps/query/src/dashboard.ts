@@ -4,7 +4,7 @@ import { notFound } from '@footfall/http';
 import type { Context, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { clearSignedInCookie, SESSION_COOKIE, SIGNED_IN_COOKIE, setSignedInCookie } from './auth/cookies.ts';
-import { preloads, type SiteModules, type VisitedSites } from './page-preloads.ts';
+import { type MomentOf, preloads, SITE_PAGE, type SiteModules, type VisitedSites } from './page-preloads.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -66,6 +66,8 @@ export function dashboardFallback(
   releasesUrl?: string,
   visited: VisitedSites = new Set(),
   modulesOf?: SiteModules,
+  /** the person of a session cookie: the moment cards of their sites' reports (page-preloads.ts) */
+  momentsOf?: (sessionToken: string) => Promise<MomentOf | undefined>,
 ): NotFoundHandler {
   const policy = pagePolicy(releasesUrl);
   const cache = new Map<string, Buffer | null>();
@@ -117,8 +119,10 @@ export function dashboardFallback(
     const signedIn = cookies[SESSION_COOKIE] !== undefined;
     if (signedIn && cookies[SIGNED_IN_COOKIE] === undefined) setSignedInCookie(c);
     if (!signedIn && cookies[SIGNED_IN_COOKIE] !== undefined) clearSignedInCookie(c);
+    const token = cookies[SESSION_COOKIE];
+    const momentOf = token && momentsOf && SITE_PAGE.test(path) ? await momentsOf(token) : undefined;
     const links = signedIn
-      ? preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited, modulesOf)
+      ? preloads(path, new URL(c.req.url).searchParams, c.req.header('cookie'), visited, modulesOf, momentOf)
       : '';
     const page = await send(c, join(dir, 'index.html'), {
       ...(links ? { Link: links } : {}),

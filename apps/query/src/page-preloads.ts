@@ -10,6 +10,18 @@ export const LIVE_MODE_COOKIE = 'footfall_mode=live';
 export type VisitedSites = ReadonlySet<string>;
 /** A site's modules that add a request to its first view, or undefined for no such site. */
 export type SiteModules = (site: string) => { notes: boolean; milestones: boolean } | undefined;
+/**
+ * The card of the milestone whose moment a site's report shows the signed-in person first (the
+ * newest they have not closed: apps/dashboard/src/site/Milestones.tsx), or null for none: its
+ * path, and whether it shows an amount, as the dashboard's `milestoneCardUrl` writes them.
+ */
+export interface MomentCard {
+  path: string;
+  amount: 'show' | 'hide';
+}
+export type MomentOf = (site: string) => MomentCard | null;
+/** A site's page: its report (or, with `/live`, its live view). */
+export const SITE_PAGE = /^\/sites\/([a-z2-9]{10})(\/live)?$/;
 
 /**
  * The API answers the page will ask for first, named in a `Link` header so the browser fetches
@@ -17,8 +29,9 @@ export type SiteModules = (site: string) => { notes: boolean; milestones: boolea
  * preloaded answer): the session always; on a site's page the site and its status; and on its
  * report, for a site known to have visits, everything else its first view asks for: the people
  * there now, its milestones and notes (when those modules are on) and the report itself (a named
- * period: reportPreload). Each is exactly the URL the dashboard asks for, or the browser fetches
- * it twice (apps/dashboard/src/site/preload.test.ts).
+ * period: reportPreload), and the card of the milestone moment it shows (`momentOf`), in each
+ * colour scheme for the browser whose scheme it is. Each is exactly the URL the dashboard asks
+ * for, or the browser fetches it twice (apps/dashboard/src/site/preload.test.ts).
  */
 export function preloads(
   path: string,
@@ -26,9 +39,11 @@ export function preloads(
   cookie: string | undefined,
   visited: VisitedSites,
   modulesOf: SiteModules = () => undefined,
+  momentOf: MomentOf = () => null,
 ): string {
   const links = ['/api/v1/session'];
-  const m = /^\/sites\/([a-z2-9]{10})(\/live)?$/.exec(path);
+  const images: string[] = [];
+  const m = SITE_PAGE.exec(path);
   const site = m?.[1];
   if (site) {
     const base = `/api/v1/sites/${site}`;
@@ -38,7 +53,19 @@ export function preloads(
     const modules = report ? modulesOf(site) : undefined;
     if (modules) {
       links.push(`${base}/now?limit=1`);
+      const card = modules.milestones ? momentOf(site) : null;
       if (modules.milestones) links.push(`${base}/milestones`);
+      // the theme the dashboard draws in when the person chose none: the system's (theme.ts)
+      if (card !== null) {
+        for (const [theme, media] of [
+          ['light', 'not all and (prefers-color-scheme: dark)'],
+          ['dark', '(prefers-color-scheme: dark)'],
+        ]) {
+          images.push(
+            `<${card.path}?theme=${theme}&amount=${card.amount}>; rel=preload; as=image; media="${media}"`,
+          );
+        }
+      }
       const query = reportPreload(search);
       if (query !== null) {
         links.push(`${base}/report?${query}`);
@@ -47,7 +74,7 @@ export function preloads(
       }
     }
   }
-  return links.map((url) => `<${url}>; rel=preload; as=fetch; crossorigin`).join(', ');
+  return [...links.map((url) => `<${url}>; rel=preload; as=fetch; crossorigin`), ...images].join(', ');
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  type ControlDb,
   getMilestone,
   getSite,
   listMilestones,
@@ -23,6 +24,7 @@ import { requireSiteRead } from '../auth/site-read.ts';
 import type { QueryDeps } from '../deps.ts';
 import { milestonePage, notSharedPage } from '../milestones/page.ts';
 import { type MilestoneWords, milestoneWords } from '../milestones/words.ts';
+import type { MomentCard } from '../page-preloads.ts';
 import { publicOrigin } from './auth-helpers.ts';
 import { accentOf, drawnCard, onlyParams, pick } from './cards.ts';
 import { requireModule } from './modules.ts';
@@ -45,6 +47,24 @@ const NEEDS: Partial<Record<MilestoneKind, 'revenue' | 'goals'>> = {
 };
 const shown = (site: Site, kinds: readonly MilestoneKind[], m: Milestone) =>
   kinds.includes(m.kind) && (NEEDS[m.kind] === undefined || site.modules[NEEDS[m.kind]!]);
+
+/**
+ * The card of the moment a site's report shows a person first: their newest milestone of a kind
+ * shown that they have not closed (apps/dashboard/src/site/Milestones.tsx), as its `<img>` asks
+ * for it (page-preloads.ts names it in the page's Link header); null for none.
+ */
+export function momentCard(ctl: ControlDb, site: Site, personId: string): MomentCard | null {
+  if (!site.modules.milestones) return null;
+  const kinds = milestoneSettings(ctl, site.id).kinds;
+  const m = listMilestones(ctl, site.id, personId).find((x) => shown(site, kinds, x) && !x.seen);
+  if (m === undefined) return null;
+  const step = encodeURIComponent(m.step);
+  return {
+    path: `/api/v1/sites/${site.id}/milestones/${m.kind}/${step}/card`,
+    // money shows its amount to the people of the site (the dashboard's isMoney)
+    amount: NEEDS[m.kind] === 'revenue' ? 'show' : 'hide',
+  };
+}
 
 const milestoneUrl = (c: Context, deps: QueryDeps, token: string | null) =>
   token === null ? null : `${publicOrigin(c, deps.config.baseUrl)}/m/${token}`;
