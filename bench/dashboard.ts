@@ -3,7 +3,7 @@
 // the browser's own resource timings. Measured per run: the API requests of the first view and when
 // the last one answered after the navigation started; then the panels below the fold, loaded when
 // scrolled to, counted apart. Each run asks a different 30-day period, so no report is cached;
-// one more run repeats a period (a warm cache). Writes bench/results/dashboard.md.
+// five more runs repeat a period each (a warm cache). Writes bench/results/dashboard.md.
 // Run: pnpm bench:dashboard [--events 1000000] [--runs 10] [--reuse dir] [--keep]
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -211,7 +211,11 @@ async function main(): Promise<void> {
       console.log(`run ${i + 1}: ${load.requests} API requests, last answer ${fmt(load.lastAnswerMs)} ms`);
       loads.push(load);
     }
-    const warm = await firstLoad(browser, ff.url, cookie, loads[0]!.path);
+    // the periods of the first five runs again, each now in the report cache
+    const warm: number[] = [];
+    for (const load of loads.slice(0, 5))
+      warm.push((await firstLoad(browser, ff.url, cookie, load.path)).lastAnswerMs);
+    console.log(`cached: ${warm.map(fmt).join(', ')} ms`);
     // What comes after the first view, each report not asked before (so not cached): a period
     // switched by its key on a custom range's page, and a filter added by clicking a channel row
     // on another custom range's page.
@@ -287,7 +291,7 @@ async function main(): Promise<void> {
       '| --- | --- | --- |',
       `| API requests of the first view | ${requests} (${loads[0]!.api.join(', ')}) | at most ${TARGET_REQUESTS} |`,
       `| Last API answer, uncached, ${runs} runs | p50 ${fmt(p50)} ms, max ${fmt(max)} ms | at most ${TARGET_MS} ms |`,
-      `| Last API answer, the same period again (cached report) | ${fmt(warm.lastAnswerMs)} ms | |`,
+      `| Last API answer, the same period again (cached report), ${warm.length} runs | p50 ${fmt(median(warm))} ms, max ${fmt(Math.max(...warm))} ms | at most 150 ms |`,
       `| Last API answer, the default view (last 30 days) | ${fmt(defaultView.lastAnswerMs)} ms | |`,
       `| A period switched by its key (7 and 28 days, 91 days, this and last month, 12 months; each its first ask), from the key to the last answer | p50 ${fmt(median(switches.map((x) => x.ms)))} ms, max ${fmt(Math.max(...switches.map((x) => x.ms)))} ms (${switches[0]!.api.join(', ')}) | at most ${TARGET_SWITCH_MS} ms |`,
       `| A filter added by clicking a channel (another 30-day range each run), from the click to the last answer | p50 ${fmt(median(filters.map((x) => x.ms)))} ms, max ${fmt(Math.max(...filters.map((x) => x.ms)))} ms (${filters[0]!.api.join(', ')}) | at most ${TARGET_SWITCH_MS} ms |`,
