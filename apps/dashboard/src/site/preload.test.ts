@@ -129,6 +129,47 @@ describe("the report named in a report page's Link header", () => {
   });
 });
 
+describe("the milestone moment's card named in a report page's Link header", () => {
+  it('is the card the moment shows, once per colour scheme, and only with milestones on', async () => {
+    const header = (milestones: boolean) =>
+      preloads(
+        '/sites/abcdefghjk',
+        new URLSearchParams(),
+        undefined,
+        new Set(['abcdefghjk']),
+        () => ({ notes: false, milestones }),
+        () => ({ path: '/api/v1/sites/abcdefghjk/milestones/first_sale/1/card', amount: 'show' }),
+      );
+    const card = async (theme: 'light' | 'dark') => {
+      let asked = '';
+      const client = createClient<paths>({
+        baseUrl: 'http://footfall.test',
+        fetch: async (request: Request) => {
+          asked = request.url;
+          return new Response('{}', { headers: { 'content-type': 'application/json' } });
+        },
+      });
+      // the dashboard's milestoneCardUrl: theme, then amount
+      await client.GET('/api/v1/sites/{site}/milestones/{kind}/{step}/card', {
+        params: {
+          path: { site: 'abcdefghjk', kind: 'first_sale', step: '1' },
+          query: { theme, amount: 'show' },
+        },
+        parseAs: 'text',
+      });
+      return asked.slice('http://footfall.test'.length);
+    };
+    const links = header(true).split(', ');
+    expect(links).toContain(
+      `<${await card('light')}>; rel=preload; as=image; media="not all and (prefers-color-scheme: dark)"`,
+    );
+    expect(links).toContain(
+      `<${await card('dark')}>; rel=preload; as=image; media="(prefers-color-scheme: dark)"`,
+    );
+    expect(header(false)).not.toContain('/card');
+  });
+});
+
 describe('named periods', () => {
   it("resolve on the server to the days the dashboard's period picker shows", () => {
     for (const today of ['2026-11-28', '2026-01-01', '2024-03-31', '2025-12-31']) {
