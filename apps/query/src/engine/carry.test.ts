@@ -154,6 +154,31 @@ describe('a cookieless visit in progress at midnight', () => {
     }
   });
 
+  it("joins the new day's engagement that came before the day before's pageviews to the visit, however late", async () => {
+    // engagement of the new day's id joined nothing when it came (no visit to join yet): the day
+    // before's pageviews, come later, make it part of their visit as if all had come in order
+    const durationOf = async (batches: WalEvent[][]) => {
+      await open();
+      for (const events of batches) await load(...events);
+      const kpis = (await report('2026-03-02', '2026-03-03')).kpis;
+      await engine.close();
+      return kpis;
+    };
+    const vt = hashed('2026-03-03T00:10:06Z', X, { kind: 'vt', carry: P, path: '/' });
+    const late = hashed('2026-03-03T00:28:55Z', X, { kind: 'vt', carry: P, path: '/a' });
+    const pv = hashed('2026-03-02T23:51:07Z', P, { path: '/' });
+    const inOrder = await durationOf([[pv, vt, late]]);
+    expect(inOrder).toMatchObject({ visits: 1, visit_duration: 1139 });
+    expect(await durationOf([[late], [pv, vt]])).toEqual(inOrder);
+    // the engagement 28 minutes after the second pageview, which came last
+    const en = hashed('2026-03-03T00:08:23Z', X, { kind: 'en', carry: P, path: '/a', engagedMs: 1000 });
+    const first = hashed('2026-03-02T23:14:50Z', P, { path: '/b' });
+    const second = hashed('2026-03-02T23:40:11Z', P, { path: '/b' });
+    const ordered = await durationOf([[first, second, en]]);
+    expect(ordered).toMatchObject({ visits: 1, visit_duration: 3213 });
+    expect(await durationOf([[en], [first], [second]])).toEqual(ordered);
+  });
+
   it('folds the new day into the day before when that id is rebuilt earlier in the batch', async () => {
     // a late event of an older visit of P leaves P to the replay; the night's events come after
     // it in the same batch, and the new day's id cannot join a visit of P the batch does not know

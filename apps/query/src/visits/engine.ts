@@ -142,10 +142,14 @@ export class VisitBatch {
         else own.link.byP = false; // the stretch p began has ended: x is a visitor of its own now
       } else if (ts >= l.start && ts <= l.lastTs + VISIT_GAP_MS) record = p;
     }
-    // an event of the day before's id after a carried one of the new day's: not in time order
+    // an event of the day before's id after a carried one of the new day's, or an activity of it
+    // before an engagement event of the new day's id that joined nothing (it may join now): not
+    // in time order
     for (const x of carriedBy(record)) {
-      const xl = this.store.edit(site, x).latest;
-      if (xl !== null && ts <= xl.lastTs) {
+      const xr = this.store.edit(site, x);
+      const xl = xr.latest;
+      const orphan = isActivity(e.kind) && xr.orphanAt !== undefined && ts <= xr.orphanAt;
+      if ((xl !== null && ts <= xl.lastTs) || orphan) {
         this.leaveToReplay(site, record.visitor);
         return null;
       }
