@@ -67,56 +67,26 @@ export function setEmailReportChoice(
   origin?: string,
   language?: ReportLanguage,
 ): void {
-  if (siteId === ALL_SITES) {
-    setAllSitesChoice(ctl, personId, choice, origin, language);
-    return;
-  }
+  // the report of all sites is a row of its own table, keyed by the person alone
+  const all = siteId === ALL_SITES;
+  const table = all ? 'email_reports_all' : 'email_reports';
+  const key = all ? 'person_id' : 'person_id, site_id';
+  const keyValues = all ? [personId] : [personId, siteId];
   if (!choice.weekly && !choice.monthly) {
-    ctl.raw.prepare('DELETE FROM email_reports WHERE person_id = ? AND site_id = ?').run(personId, siteId);
+    const where = all ? 'person_id = ?' : 'person_id = ? AND site_id = ?';
+    ctl.raw.prepare(`DELETE FROM ${table} WHERE ${where}`).run(...keyValues);
     return;
   }
   ctl.raw
     .prepare(
-      `INSERT INTO email_reports (person_id, site_id, weekly, monthly, origin, language, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (person_id, site_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
+      `INSERT INTO ${table} (${key}, weekly, monthly, origin, language, updated_at)
+       VALUES (${keyValues.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)
+       ON CONFLICT (${key}) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
          origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END,
          language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END, updated_at = excluded.updated_at`,
     )
     .run(
-      personId,
-      siteId,
-      Number(choice.weekly),
-      Number(choice.monthly),
-      origin ?? '',
-      language ?? 'en',
-      ctl.now(),
-      origin ?? null,
-      language ?? null,
-    );
-}
-
-function setAllSitesChoice(
-  ctl: Pick<ControlDb, 'raw' | 'now'>,
-  personId: string,
-  choice: EmailReportChoice,
-  origin?: string,
-  language?: ReportLanguage,
-): void {
-  if (!choice.weekly && !choice.monthly) {
-    ctl.raw.prepare('DELETE FROM email_reports_all WHERE person_id = ?').run(personId);
-    return;
-  }
-  ctl.raw
-    .prepare(
-      `INSERT INTO email_reports_all (person_id, weekly, monthly, origin, language, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (person_id) DO UPDATE SET weekly = excluded.weekly, monthly = excluded.monthly,
-         origin = CASE WHEN ? IS NULL THEN origin ELSE excluded.origin END,
-         language = CASE WHEN ? IS NULL THEN language ELSE excluded.language END, updated_at = excluded.updated_at`,
-    )
-    .run(
-      personId,
+      ...keyValues,
       Number(choice.weekly),
       Number(choice.monthly),
       origin ?? '',

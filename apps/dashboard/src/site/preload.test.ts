@@ -1,4 +1,4 @@
-import createClient from 'openapi-fetch';
+import createClient, { type Client } from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
 import { NAMED_PERIODS, resolveNamedPeriod } from '../../../query/src/engine/named-periods.ts';
 import { preloads, reportPreload } from '../../../query/src/page-preloads.ts';
@@ -13,6 +13,19 @@ import { readView } from './view.ts';
  * dashboard's with its own code and its own API client.
  */
 async function dashboardAsks(search: string): Promise<string> {
+  const view = readView(new URLSearchParams(search));
+  const today = '2026-11-28';
+  const range = resolvePeriod(view.period, today, '2025-01-01', { from: view.from, to: view.to });
+  const scope = { site: { id: 'abcdefghjk' }, path: '/sites/abcdefghjk', view, range, today, firstDay: null };
+  return askedBy((client) =>
+    client.GET('/api/v1/sites/{site}/report', {
+      params: { path: { site: 'abcdefghjk' }, query: reportQuery(scope as unknown as Scope) },
+    }),
+  );
+}
+
+/** The path and query the API client asks for in `call`. */
+async function askedBy(call: (client: Client<paths>) => Promise<unknown>): Promise<string> {
   let asked = '';
   const client = createClient<paths>({
     baseUrl: 'http://footfall.test',
@@ -21,13 +34,7 @@ async function dashboardAsks(search: string): Promise<string> {
       return new Response('{}', { headers: { 'content-type': 'application/json' } });
     },
   });
-  const view = readView(new URLSearchParams(search));
-  const today = '2026-11-28';
-  const range = resolvePeriod(view.period, today, '2025-01-01', { from: view.from, to: view.to });
-  const scope = { site: { id: 'abcdefghjk' }, path: '/sites/abcdefghjk', view, range, today, firstDay: null };
-  await client.GET('/api/v1/sites/{site}/report', {
-    params: { path: { site: 'abcdefghjk' }, query: reportQuery(scope as unknown as Scope) },
-  });
+  await call(client);
   return asked.slice('http://footfall.test'.length);
 }
 
@@ -90,21 +97,13 @@ describe("the report named in a report page's Link header", () => {
       )
         .split(', ')
         .map((l) => l.slice(1, l.indexOf('>')));
-    const ask = async (path: string, query?: Record<string, unknown>) => {
-      let asked = '';
-      const client = createClient<paths>({
-        baseUrl: 'http://footfall.test',
-        fetch: async (request: Request) => {
-          asked = request.url;
-          return new Response('{}', { headers: { 'content-type': 'application/json' } });
-        },
-      });
-      // the dashboard's calls (NowPill, Milestones, Report's notes), through its client
-      await client.GET(path as '/api/v1/sites/{site}/now', {
-        params: { path: { site: 'abcdefghjk' }, query: query as never },
-      });
-      return asked.slice('http://footfall.test'.length);
-    };
+    // the dashboard's calls (NowPill, Milestones, Report's notes), through its client
+    const ask = (path: string, query?: Record<string, unknown>) =>
+      askedBy((client) =>
+        client.GET(path as '/api/v1/sites/{site}/now', {
+          params: { path: { site: 'abcdefghjk' }, query: query as never },
+        }),
+      );
     expect(links({ notes: true, milestones: true })).toEqual([
       '/api/v1/session',
       '/api/v1/sites/abcdefghjk',
@@ -140,25 +139,17 @@ describe("the milestone moment's card named in a report page's Link header", () 
         () => ({ notes: false, milestones }),
         () => ({ path: '/api/v1/sites/abcdefghjk/milestones/first_sale/1/card', amount: 'show' }),
       );
-    const card = async (theme: 'light' | 'dark') => {
-      let asked = '';
-      const client = createClient<paths>({
-        baseUrl: 'http://footfall.test',
-        fetch: async (request: Request) => {
-          asked = request.url;
-          return new Response('{}', { headers: { 'content-type': 'application/json' } });
-        },
-      });
-      // the dashboard's milestoneCardUrl: theme, then amount
-      await client.GET('/api/v1/sites/{site}/milestones/{kind}/{step}/card', {
-        params: {
-          path: { site: 'abcdefghjk', kind: 'first_sale', step: '1' },
-          query: { theme, amount: 'show' },
-        },
-        parseAs: 'text',
-      });
-      return asked.slice('http://footfall.test'.length);
-    };
+    // the dashboard's milestoneCardUrl: theme, then amount
+    const card = (theme: 'light' | 'dark') =>
+      askedBy((client) =>
+        client.GET('/api/v1/sites/{site}/milestones/{kind}/{step}/card', {
+          params: {
+            path: { site: 'abcdefghjk', kind: 'first_sale', step: '1' },
+            query: { theme, amount: 'show' },
+          },
+          parseAs: 'text',
+        }),
+      );
     const links = header(true).split(', ');
     expect(links).toContain(
       `<${await card('light')}>; rel=preload; as=image; media="not all and (prefers-color-scheme: dark)"`,
