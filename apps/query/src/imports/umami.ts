@@ -269,33 +269,51 @@ export async function importUmami(o: {
     const localDay = dayFormat(o.site.timezone);
     const keep = keepsDay(o);
     // a file, not memory: what does not fit FOOTFALL_ENGINE_MEMORY is written out, not refused
-    const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'), {
-      threads: '1',
-      memory_limit: o.memoryLimit,
-      temp_directory: join(scratch, 'spill'),
-      preserve_insertion_order: 'false',
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-    });
-    const db = await instance.connect();
-    const wal = await openWalWriter({ dir: staged });
-    try {
+    const open = async () => {
+      const instance = await DuckDBInstance.create(join(scratch, 'scratch.duckdb'), {
+        threads: '1',
+        memory_limit: o.memoryLimit,
+        temp_directory: join(scratch, 'spill'),
+        preserve_insertion_order: 'false',
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+      });
+      const db = await instance.connect();
       await db.run("SET TimeZone = 'UTC'");
+      const close = () => {
+        db.closeSync();
+        instance.closeSync();
+      };
+      return { db, close };
+    };
+    // One step at a time, each stored: reading, joining and sorting at once outgrew 256 MB at 1M
+    // events, and joining the sessions to the events as they are read from the CSV at 5M. The
+    // database is closed and opened again before the sorted read, so the memory the join took is
+    // given back before the rows are.
+    const build = await open();
+    try {
       const csv = (path: string) => `read_csv(${sqlText(path)}, header = true, all_varchar = true)`;
-      // one step at a time, each stored: reading, joining and sorting at once outgrew 256 MB at 1M events
       // a column the export lacks is null (only session_id is required)
       const take = SESSION_FIELDS.map((c) => (sessionColumns.has(c) ? c : `NULL::VARCHAR AS ${c}`)).join(
         ', ',
       );
-      await db.run(`CREATE TABLE s AS SELECT session_id, ${take} FROM ${csv(files.sessions)}`);
-      await db.run(
-        `CREATE TABLE e AS SELECT e.*, s.browser, s.os, s.device, s.screen, s.language, s.country, s.city,
-           epoch_ms(CAST(regexp_replace(e.created_at, '([+-]\\d{2})$', '\\1:00') AS TIMESTAMPTZ))::DOUBLE AS at_ms
-         FROM ${csv(files.events)} e LEFT JOIN s ON s.session_id = e.session_id
-         WHERE e.website_id = $website`,
-        { website },
+      await build.db.run(`CREATE TABLE s AS SELECT session_id, ${take} FROM ${csv(files.sessions)}`);
+      await build.db.run(`CREATE TABLE r AS SELECT * FROM ${csv(files.events)} WHERE website_id = $website`, {
+        website,
+      });
+      await build.db.run(
+        `CREATE TABLE e AS SELECT r.*, s.browser, s.os, s.device, s.screen, s.language, s.country, s.city,
+           epoch_ms(CAST(regexp_replace(r.created_at, '([+-]\\d{2})$', '\\1:00') AS TIMESTAMPTZ))::DOUBLE AS at_ms
+         FROM r LEFT JOIN s ON s.session_id = r.session_id`,
       );
-      await db.run('DROP TABLE s');
+      await build.db.run('DROP TABLE s');
+      await build.db.run('DROP TABLE r');
+    } finally {
+      build.close();
+    }
+    const { db, close } = await open();
+    const wal = await openWalWriter({ dir: staged });
+    try {
       const result = await db.stream('SELECT * FROM e ORDER BY at_ms, event_id');
       const columns = result.deduplicatedColumnNames();
       for (;;) {
@@ -321,8 +339,7 @@ export async function importUmami(o: {
       }
     } finally {
       await wal.close();
-      db.closeSync();
-      instance.closeSync();
+      close();
     }
     // complete: the tailer sees the stream from now on, all of it at once
     if (events > 0) await rename(staged, join(o.walRoot, stream));
