@@ -1,4 +1,5 @@
 import type { EmailReportKind } from '@footfall/control';
+import { zoneOffset } from '../engine/clickhouse/time-plan.ts';
 import type { Period } from '../engine/report-params.ts';
 
 /**
@@ -52,20 +53,11 @@ export function duePeriod(kind: EmailReportKind, timeZone: string, ms: number): 
 }
 
 /**
- * Of several zones, the one whose local time is the earliest at `ms` (the furthest behind): a
- * period over there is over in every other zone too.
+ * Of several zones, the one whose local time is the earliest at `ms` (the furthest behind, its
+ * UTC offset the least): a period over there is over in every other zone too.
  */
 export function behindmost(zones: readonly string[], ms: number): string {
   let best = zones[0]!;
-  let bestAt = '';
-  for (const zone of new Set(zones)) {
-    const { day, hour } = localNow(zone, ms);
-    const minute = new Intl.DateTimeFormat('en-GB', { timeZone: zone, minute: '2-digit' }).format(ms);
-    const at = `${day}T${String(hour).padStart(2, '0')}:${minute.padStart(2, '0')}`;
-    if (bestAt === '' || at < bestAt) {
-      best = zone;
-      bestAt = at;
-    }
-  }
+  for (const zone of zones) if (zoneOffset(zone, ms) < zoneOffset(best, ms)) best = zone;
   return best;
 }

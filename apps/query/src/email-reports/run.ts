@@ -35,6 +35,8 @@ const CHART_CID = 'chart@footfall';
 
 /** What a report is of: one site, or every site the person may read (ALL_SITES). */
 export type ReportTarget = Site | { all: Site[] };
+/** A target's id where a site id goes: the site's, or ALL_SITES. */
+export const scopeOf = (target: ReportTarget): string => ('all' in target ? ALL_SITES : target.id);
 
 /** The numbers one e-mail says, of one site or of several. */
 interface Numbers {
@@ -49,8 +51,8 @@ interface Numbers {
 }
 
 /**
- * The sites a person's report of all sites covers: every site they may read, in the sites list's
- * order, at most as many as one report of several sites reads (MAX_REPORT_SITES).
+ * The sites a person's report of all sites covers: every site they may read (listSites' order), at
+ * most as many as one report of several sites reads (MAX_REPORT_SITES).
  */
 export async function sitesOf(deps: Pick<QueryDeps, 'control'>, person: PersonRow): Promise<Site[]> {
   const scope = await siteScopeOf(deps.control, person);
@@ -299,10 +301,10 @@ export class EmailReports {
     language: ReportLanguage = 'en',
   ): Promise<Mail> {
     const { deps } = this;
-    const all = 'all' in target ? target.all : null;
-    const n =
-      all === null ? await this.#siteNumbers(target as Site, period) : await this.#allNumbers(all, period);
-    const scope = all === null ? (target as Site).id : ALL_SITES;
+    const site = 'all' in target ? null : target;
+    const all = 'all' in target ? target.all : [];
+    const n = site ? await this.#siteNumbers(site, period) : await this.#allNumbers(all, period);
+    const scope = scopeOf(target);
     const base = (deps.config.baseUrl ?? origin).replace(/\/+$/, '');
     const w = MAIL_WORDS[language];
     const when = periodWords(kind, period, w.locale);
@@ -310,7 +312,7 @@ export class EmailReports {
     const was = n.before.visitors;
     const chart = await deps.cards
       ?.draw({
-        domain: all === null ? (target as Site).domain : w.allSitesTitle(all.length),
+        domain: site ? site.domain : w.allSitesTitle(all.length),
         kicker: w.chartKicker(kind, when),
         value: new Intl.NumberFormat(w.locale).format(visitors),
         label: w.visitorWord(visitors),
@@ -335,8 +337,8 @@ export class EmailReports {
     const range = `period=custom&from=${period.from}&to=${period.to}`;
     const mail = reportMail({
       language,
-      domain: all === null ? (target as Site).domain : null,
-      sitesCount: all?.length ?? 1,
+      domain: site ? site.domain : null,
+      sitesCount: site ? 1 : all.length,
       kind,
       period,
       kpis: n.kpis,
@@ -346,7 +348,7 @@ export class EmailReports {
       pages: n.pages,
       countries: n.countries,
       sites: n.sites,
-      dashboardUrl: base ? `${base}${all === null ? `/sites/${scope}` : '/all'}?${range}` : null,
+      dashboardUrl: base ? `${base}${site ? `/sites/${scope}` : '/all'}?${range}` : null,
       unsubscribeUrl,
       chartCid: chart ? CHART_CID : null,
     });

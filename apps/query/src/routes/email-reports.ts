@@ -24,7 +24,7 @@ import { escapeHtml } from '../alerts/message.ts';
 import type { AuthEnv } from '../auth/env.ts';
 import { readJson } from '../auth/json.ts';
 import type { QueryDeps } from '../deps.ts';
-import { type ReportTarget, sitesOf } from '../email-reports/run.ts';
+import { type ReportTarget, scopeOf, sitesOf } from '../email-reports/run.ts';
 import { MAIL_WORDS } from '../email-reports/words.ts';
 import { publicOrigin, sessionPrincipal } from './auth-helpers.ts';
 
@@ -76,7 +76,7 @@ export function emailReportRoutes(deps: QueryDeps) {
     target: ReportTarget,
     choice: { weekly: boolean; monthly: boolean; language: ReportLanguage } | undefined,
   ) => {
-    const id = 'all' in target ? ALL_SITES : target.id;
+    const id = scopeOf(target);
     const failure = emailReportFailure(ctl, personId, id);
     return {
       site: id,
@@ -107,7 +107,7 @@ export function emailReportRoutes(deps: QueryDeps) {
     .put('/api/v1/account/email-reports/:site', async (c) => {
       const { person, target } = await targetOf(c);
       const { language, ...choice } = await readJson(c, Choice);
-      const id = 'all' in target ? ALL_SITES : target.id;
+      const id = scopeOf(target);
       setEmailReportChoice(ctl, person.id, id, choice, publicOrigin(c, deps.config.baseUrl), language);
       return c.json(line(person.id, target, emailReportChoices(ctl, person.id).get(id)));
     })
@@ -119,7 +119,7 @@ export function emailReportRoutes(deps: QueryDeps) {
         throw new AppError('mail_not_configured', 'e-mail reports need FOOTFALL_SMTP_URL on the server');
       }
       const kind: EmailReportKind = body.period === 'week' ? 'weekly' : 'monthly';
-      const id = 'all' in target ? ALL_SITES : target.id;
+      const id = scopeOf(target);
       const chosen = body.language ?? emailReportChoices(ctl, person.id).get(id)?.language ?? 'en';
       const sent = await reports.sendNow(person, target, kind, publicOrigin(c, deps.config.baseUrl), chosen);
       return c.json({ sent_to: sent.to, period: sent.period });
