@@ -196,6 +196,26 @@ describe('a cookieless visit in progress at midnight', () => {
     expect((await report('2026-02-27', '2026-03-03')).kpis).toMatchObject({ visits: 2, pageviews: 8 });
   });
 
+  it("keeps the stretch going for the new day's engagement event past it that a rebuild meets first", async () => {
+    // X's pageview at 00:04 continued P's visit and is stored under P. A rebuild of P then meets
+    // X's vitals event of 01:18 as X's first own event: it joins nothing, and must not end the
+    // stretch, so X's engagement of 00:20 (it came last) still ends P's visit
+    await open();
+    await load(hashed('2026-03-02T23:37:41Z', P, { path: '/a' }));
+    await load(early('2026-03-03T00:03:56Z', { path: '/a' }), hashed('2026-03-02T22:58:43Z', P));
+    await load(
+      hashed('2026-03-02T23:13:38Z', P, { kind: 'en', engagedMs: 1000, path: '/b' }),
+      hashed('2026-03-03T01:17:58Z', X, { kind: 'vt', path: '/b' }),
+    );
+    await load(early('2026-03-03T00:20:33Z', { kind: 'en', engagedMs: 1000, path: '/a' }));
+    const visits = (await engine.journey({ site: 'site1', visitor: P })).visits;
+    expect(visits.map((v) => [v.started, v.ended, v.pageviews])).toEqual([
+      ['2026-03-02T23:37:41.000Z', '2026-03-03T00:20:33.000Z', 2],
+      ['2026-03-02T22:58:43.000Z', '2026-03-02T23:13:38.000Z', 1],
+    ]);
+    expect(await visitsOf(X)).toEqual([]);
+  });
+
   it('makes the person a new visitor on the new day once the visit has ended', async () => {
     await open();
     await load(

@@ -325,6 +325,20 @@ export class LoadingBatch {
         await c.run(UPSERT_CARRIES_SQL);
         await c.run(TOUCH_CARRIES_SQL, [this.generation]);
       }
+      if (visits.orphans.length > 0) {
+        // their records changed with no visit row of this batch: a repair must find them
+        const appender = await c.createAppender('loader_touched');
+        try {
+          for (const { site, visitor } of visits.orphans) {
+            appender.appendUBigInt(BigInt(this.generation));
+            appender.appendVarchar(site);
+            appender.appendVarchar(visitor);
+            appender.endRow();
+          }
+        } finally {
+          appender.closeSync();
+        }
+      }
       if (visits.carries.length > 0) {
         await c.run('DELETE FROM visit_carries WHERE last_at < $1', [instant(this.#minAt - 3 * DAY_MS)]);
       }

@@ -29,6 +29,9 @@ export async function rebuildVisitorStore(
   for (let pass = 0; pass < passes; pass++) {
     const filter = (alias: string) => `${alias}.visitor_key % ${passes} = ${pass}`;
     const records = await recordsOf(connection, store, filter);
+    // a visitor whose only events joined no visit has no visit to name them: their record is
+    // found by key alone (the store keys records by site and visitor key)
+    await addOrphans(connection, records, filter, (site, key) => emptyRecord(site, `\u0000${key}`, key));
     built += records.size;
     store.writeAll(records.values(), generation);
   }
@@ -66,6 +69,7 @@ export async function repairVisitorStore(
       records.set(k, emptyRecord(site, visitor));
     }
   }
+  await addOrphans(connection, records, filter, () => undefined);
   const linked = await linkRecords(connection, store, records, who);
   store.writeAll(new Set([...records.values(), ...linked]), to);
   await connection.run(`DELETE FROM loader_touched WHERE gen <= ${to}`);
@@ -147,6 +151,40 @@ async function recordsOf(
     };
   }
   return records;
+}
+
+/**
+ * Puts on the records of the visitors `filter` selects the time of their latest stored engagement
+ * or vitals event that joined no visit (VisitorRecord.orphanAt; at least as late as the one the
+ * lost record held, which is all the rule needs: an earlier activity replays the visitor). A
+ * visitor with no record in `records` gets the one `make` gives, if any.
+ */
+async function addOrphans(
+  connection: DuckDBConnection,
+  records: Map<string, VisitorRecord>,
+  filter: (alias: string) => string,
+  make: (site: string, key: bigint) => VisitorRecord | undefined,
+): Promise<void> {
+  const [site, key, at] = (
+    await connection.runAndReadAll(`
+      SELECT e.site, e.visitor_key, epoch_ms(max(e.ts))
+      FROM events e WHERE e.session_id IS NULL AND e.kind NOT IN ('pv', 'ev') AND ${filter('e')}
+      GROUP BY e.site, e.visitor_key`)
+  ).getColumns();
+  if (site === undefined || site.length === 0) return;
+  const byKey = new Map<string, VisitorRecord>();
+  for (const r of records.values()) byKey.set(`${r.site}\u0000${r.key}`, r);
+  for (let i = 0; i < site.length; i++) {
+    const s = site[i] as string;
+    const k = key![i] as bigint;
+    let record = byKey.get(`${s}\u0000${k}`);
+    if (record === undefined) {
+      record = make(s, k);
+      if (record === undefined) continue;
+      records.set(`${s}\u0000${record.visitor}`, record);
+    }
+    record.orphanAt = Number(at![i]);
+  }
 }
 
 /**

@@ -75,6 +75,11 @@ export class VisitBatch {
   readonly replay = new Map<string, Set<string>>();
   /** new carry links (site, p, x, time), stored so a repair can rebuild them */
   readonly carries: { site: string; p: string; x: string; at: number }[] = [];
+  /**
+   * visitors given an engagement or vitals event that joined no visit (VisitorRecord.orphanAt),
+   * by site and id: marked as touched, so a repair after a crash rebuilds their records
+   */
+  readonly orphans: { site: string; visitor: string }[] = [];
   /** per site, the earliest time a change reaches: day rollups from there on are rebuilt */
   readonly changedFrom = new Map<string, number>();
 
@@ -125,7 +130,7 @@ export class VisitBatch {
           this.leaveToReplay(site, e.visitor);
           return null;
         }
-        own.link = { p: e.carry, byP: p.latest !== null && ts - p.latest.lastTs <= VISIT_GAP_MS };
+        own.link = { p: e.carry, byP: continuesStretch(p.latest, e.kind, ts) };
       }
     }
     let record = own;
@@ -169,7 +174,7 @@ export class VisitBatch {
     // engagement joins its visit's day in the day rollups (the visit's start, not the event's
     // time): a late one for a visit that does not end later changes that day all the same
     if (!isActivity(e.kind) && a.visitStart !== null) this.#changed(site, a.visitStart);
-    noteOrphan(record, e, ts, a);
+    if (noteOrphan(record, e, ts, a)) this.orphans.push({ site, visitor: record.visitor });
     return a;
   }
 
@@ -208,6 +213,17 @@ export class VisitBatch {
     // rows of visitors the replay rebuilds are the replay's to write
     for (const [k, row] of this.rows) if (this.replays(row.site, row.visitor)) this.rows.delete(k);
   }
+}
+
+/**
+ * Whether a new-day id's first event finds the day before's stretch going on (CarryLink.byP): an
+ * activity within 30 minutes of its last activity does, one later does not. Only activity decides:
+ * an engagement or vitals event leaves the stretch going (it joins the visit if it falls in it),
+ * so the link comes out the same whichever of the new-day id's events a replay meets first (its
+ * first events may be stored under the day before's id).
+ */
+export function continuesStretch(l: LatestVisit | null, kind: string, ts: number): boolean {
+  return l !== null && (!isActivity(kind) || ts - l.lastTs <= VISIT_GAP_MS);
 }
 
 /** Whether (ts, id) comes after the visit's last activity in the rules' order. */
@@ -341,8 +357,10 @@ export function visitRow(store: VisitorStore, record: VisitorRecord): VisitRow {
 /**
  * Notes on a record an engagement or vitals event that joined no visit (its pageview has not come
  * yet): the latest such time, which a pageview or custom event from before it turns into a replay.
+ * Returns whether it was one.
  */
-export function noteOrphan(record: VisitorRecord, e: LoadEvent, ts: number, a: Assignment): void {
-  if (isActivity(e.kind) || a.sessionId !== null) return;
+export function noteOrphan(record: VisitorRecord, e: LoadEvent, ts: number, a: Assignment): boolean {
+  if (isActivity(e.kind) || a.sessionId !== null) return false;
   if (record.orphanAt === undefined || ts > record.orphanAt) record.orphanAt = ts;
+  return true;
 }

@@ -2,6 +2,7 @@ import {
   type Assignment,
   addCarried,
   applyInOrder,
+  continuesStretch,
   fold,
   noteOrphan,
   type VisitBatch,
@@ -94,10 +95,7 @@ export function replay(
       const pr = records.get(p)!;
       if (!started.has(e.storedVisitor)) {
         started.add(e.storedVisitor);
-        target.link = {
-          p,
-          byP: target.latest === null && pr.latest !== null && e.ts - pr.latest.lastTs <= VISIT_GAP_MS,
-        };
+        target.link = { p, byP: target.latest === null && continuesStretch(pr.latest, e.kind, e.ts) };
       }
       const link = target.link;
       const l = pr.latest;
