@@ -12,7 +12,10 @@ import { type DocumentedApp, walEvent } from './documented-app.ts';
 
 const MINUTE = 60_000;
 
-/** Two visitors, three visits, pageviews, a custom event with properties and an engagement event. */
+/**
+ * Two visitors, three visits, pageviews, a custom event with properties and an engagement event;
+ * one visit on a subdomain.
+ */
 export async function loadVisits(h: DocumentedApp, site: string, now: number): Promise<WalEvent[]> {
   const at = (minutesAgo: number) => now - minutesAgo * MINUTE;
   const records: WalEvent[] = [
@@ -26,7 +29,13 @@ export async function loadVisits(h: DocumentedApp, site: string, now: number): P
     }),
     walEvent(site, at(2), { kind: 'ev', name: 'Signup', props: { plan: 'pro', seats: 3, trial: true } }),
     walEvent(site, at(1), { kind: 'en', engagedMs: 5400, scroll: 80 }),
-    walEvent(site, at(10), { visitor: 'visitor-two', path: '/blog', device: 'mobile', city: 'Berlin' }),
+    walEvent(site, at(10), {
+      visitor: 'visitor-two',
+      host: 'blog.example.com',
+      path: '/blog',
+      device: 'mobile',
+      city: 'Berlin',
+    }),
   ];
   const result = await h.deps.analytics.engine.applyBatch({
     records: records.map((record, i) => ({ stream: 'apidocs', seq: BigInt(i + 1), record })),
@@ -98,6 +107,22 @@ export async function reportReads(h: DocumentedApp, site: string, viewer: Agent,
     true,
   );
   expect((await get(`/report/breakdown?dim=events&${period}`)).status).toBe(200);
+  // a site that tracks a subdomain: its hosts, and a report of one
+  const hosts = await get(`/report/breakdown?dim=hostname&${period}`);
+  // one visitor each: by value then
+  expect(hosts.json<{ rows: { value: string; visits: number }[] }>().rows).toMatchObject([
+    { value: 'blog.example.com', visits: 1 },
+    { value: 'example.com', visits: 2 },
+  ]);
+  const blog = await get(`/report?${period}&f=${encodeURIComponent('hostname:blog.example.com')}`);
+  expect(blog.json<{ kpis: { visits: number; pageviews: number } }>().kpis).toMatchObject({
+    visits: 1,
+    pageviews: 1,
+  });
+  const blogPages = await get(
+    `/report/breakdown?dim=pages&${period}&f=${encodeURIComponent('hostname:blog.example.com')}`,
+  );
+  expect(blogPages.json<{ rows: { value: string }[] }>().rows.map((r) => r.value)).toEqual(['/blog']);
   expect((await get('/status')).json()).toMatchObject({ state: 'active' });
   const trends = await h.call('GET', '/api/v1/site-trends?days=7', { agent: viewer });
   const [trend] = trends.json<{ trends: { visitors: number[]; state: string }[] }>().trends;

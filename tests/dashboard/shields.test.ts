@@ -86,6 +86,16 @@ describe('shields', () => {
       );
     expect(await storedPaths()).toEqual(['/public']);
     await screenshot(page, 'site-settings-shields-1280-light');
+
+    // Health counts them too, by kind, since the gateway started
+    await page.goto('/health');
+    const events = page.locator('section[aria-labelledby="h-events"]');
+    await expect
+      .poll(() => events.textContent(), { timeout: 10_000 })
+      .toMatch(
+        /Kept out by shields\s*[1-9]\d*\s*\(addresses [1-9]\d*, countries 0, pages [1-9]\d*, hosts 0\)/,
+      );
+    await screenshot(page, 'health-shields-1280-light');
     await context.close();
   }, 120_000);
 });

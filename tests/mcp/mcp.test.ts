@@ -92,20 +92,28 @@ beforeAll(async () => {
     [shop, 'reader-0003', 'https://news.ycombinator.com/', '/docs'],
     [blog, 'reader-0004', '', '/post'],
   ];
-  for (const [site, visitor, referrer, path] of visits) {
-    const host = site === shop ? 'shop.localhost' : 'blog.localhost';
+  const send = async (body: Record<string, unknown>) => {
     const res = await fetch(`${footfall.url}/api/e`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
-      body: JSON.stringify({
-        s: site,
-        k: 'pv',
-        u: `http://${host}${path}`,
-        v: visitor,
-        ...(referrer ? { r: referrer } : {}),
-      }),
+      body: JSON.stringify(body),
     });
     expect(res.status, await res.text()).toBe(202);
+  };
+  for (const [site, visitor, referrer, path] of visits) {
+    // the shop's docs are on a subdomain of it
+    const host =
+      site === blog ? 'blog.localhost' : path === '/docs' ? 'docs.shop.localhost' : 'shop.localhost';
+    await send({
+      s: site,
+      k: 'pv',
+      u: `http://${host}${path}`,
+      v: visitor,
+      ...(referrer ? { r: referrer } : {}),
+    });
+    // the buyer read the pricing page for 12 s, 60 % of the way down
+    if (visitor === 'buyer-0001')
+      await send({ s: site, k: 'en', u: `http://${host}${path}`, v: visitor, e: 12_000, d: 60 });
   }
   // a robot read, as the shop's server reports it
   const { site: withKey } = await owner.call<{ site: { proxy_key: string } }>('GET', `/api/v1/sites/${shop}`);
@@ -190,6 +198,9 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(report.data.kpis).toEqual(fromApi.kpis);
     expect(report.data.breakdowns.referrer).toEqual(fromApi.breakdowns.referrer);
     expect(report.data.breakdowns.pages).toEqual(fromApi.breakdowns.pages);
+    expect(report.data.breakdowns.pages).toContainEqual(
+      expect.objectContaining({ value: '/pricing', scroll_depth: 60, time_on_page: 12 }),
+    );
     expect(report.summary).toMatch(/^shop\.localhost, .*: 3 visitors, 3 visits, 3 pageviews/);
     expect(JSON.parse((report.result.content[1] as { text: string }).text)).toEqual(report.data);
 
@@ -215,6 +226,27 @@ describe('the MCP server over Streamable HTTP', () => {
     );
     expect(breakdown.data.rows).toEqual(breakdownApi.rows);
     expect(breakdown.data.rows).toHaveLength(3);
+
+    const hosts = await call(client, 'get_breakdown', { site: shop, from, to, dimension: 'hostname' });
+    const hostsApi = await api<Answer>(
+      keyAll,
+      `${base}/report/breakdown?dim=hostname&from=${from}&to=${to}&limit=100`,
+    );
+    expect(hosts.data.rows).toEqual(hostsApi.rows);
+    expect(hosts.data.rows.map((r: { value: string }) => r.value)).toEqual([
+      'shop.localhost',
+      'docs.shop.localhost',
+    ]);
+    const docs = await call(client, 'get_report', {
+      site: shop,
+      from,
+      to,
+      filters: ['hostname:docs.shop.localhost'],
+    });
+    expect(docs.data.kpis).toEqual(
+      (await api<Answer>(keyAll, `${base}/report?from=${from}&to=${to}&f=hostname:docs.shop.localhost`)).kpis,
+    );
+    expect(docs.data.kpis).toMatchObject({ visitors: 1, pageviews: 1 });
 
     const series = await call(client, 'get_timeseries', { site: shop, from, to, bucket: 'day' });
     const seriesApi = await api<Answer>(keyAll, `${base}/report?from=${from}&to=${to}&bucket=day`);

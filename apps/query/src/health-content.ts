@@ -19,8 +19,27 @@ export interface EventCounts {
   dropped_as_bots: number;
   /** kept out by sites' shields */
   dropped_by_shields: number;
+  /** the same, by the kind of shield that matched */
+  shielded: ShieldKindCounts;
   rejected: number;
   declined: number;
+}
+
+/** Events kept out by each kind of shield (docs/ingest.md, "Shields"). */
+export interface ShieldKindCounts {
+  ip: number;
+  country: number;
+  page: number;
+  hostname: number;
+}
+
+/** Sums what the gateways counted into `events`. */
+function addCounters(events: EventCounts, counters: Record<string, unknown>): void {
+  for (const key of ['accepted', 'dropped_as_bots', 'dropped_by_shields', 'rejected', 'declined'] as const)
+    events[key] += Number(counters[key] ?? 0);
+  const shielded = (counters.shielded ?? {}) as Partial<ShieldKindCounts>;
+  for (const kind of Object.keys(events.shielded) as (keyof ShieldKindCounts)[])
+    events.shielded[kind] += Number(shielded[kind] ?? 0);
 }
 
 /**
@@ -51,13 +70,13 @@ export async function healthContent(
     accepted: 0,
     dropped_as_bots: 0,
     dropped_by_shields: 0,
+    shielded: { ip: 0, country: 0, page: 0, hostname: 0 },
     rejected: 0,
     declined: 0,
   };
   const streams = ingest.map((g) => {
     if (!g.reachable) return { stream: g.stream, reachable: false, state: null, reason: null };
-    const counters = (g.counters ?? {}) as Partial<EventCounts>;
-    for (const key of Object.keys(events) as (keyof EventCounts)[]) events[key] += Number(counters[key] ?? 0);
+    addCounters(events, (g.counters ?? {}) as Record<string, unknown>);
     const availability = (g.availability ?? {}) as { state?: string; reason?: string };
     return {
       stream: String(g.stream),

@@ -210,7 +210,19 @@ export function HealthScreen() {
               <dl>
                 <Row label={t('accepted')}>{count(h.events.accepted)}</Row>
                 <Row label={t('droppedAsRobots')}>{count(h.events.dropped_as_bots)}</Row>
-                <Row label={t('droppedByShields')}>{count(h.events.dropped_by_shields)}</Row>
+                <Row label={t('droppedByShields')}>
+                  {count(h.events.dropped_by_shields)}
+                  {h.events.dropped_by_shields > 0 && (
+                    <span class="parts">
+                      {t('shieldsByKind', {
+                        ips: count(h.events.shielded.ip),
+                        countries: count(h.events.shielded.country),
+                        pages: count(h.events.shielded.page),
+                        hostnames: count(h.events.shielded.hostname),
+                      })}
+                    </span>
+                  )}
+                </Row>
                 <Row label={t('declined')}>{count(h.events.declined)}</Row>
                 <Row label={t('rejected')}>{count(h.events.rejected)}</Row>
                 <Row label={t('waitingForReports')} problem={h.writer.lag_events > 10_000}>

@@ -46,6 +46,7 @@ export default {
   accepted: 'Angenommen',
   droppedAsRobots: 'Als Bots verworfen',
   droppedByShields: 'Durch Schutzfilter ausgeschlossen',
+  shieldsByKind: '(Adressen {ips}, Länder {countries}, Seiten {pages}, Hosts {hostnames})',
   declined: 'Abgelehnt (Do Not Track, GPC)',
   rejected: 'Als fehlerhaft zurückgewiesen',
   waitingForReports: 'Noch nicht in den Berichten',

@@ -46,6 +46,7 @@ export default {
   accepted: 'Accepted',
   droppedAsRobots: 'Dropped as robots',
   droppedByShields: 'Kept out by shields',
+  shieldsByKind: '(addresses {ips}, countries {countries}, pages {pages}, hosts {hostnames})',
   declined: 'Declined (Do Not Track, GPC)',
   rejected: 'Rejected as malformed',
   waitingForReports: 'Waiting to reach reports',

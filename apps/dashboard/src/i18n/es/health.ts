@@ -45,6 +45,7 @@ export default {
   accepted: 'Aceptados',
   droppedAsRobots: 'Descartados como robots',
   droppedByShields: 'Descartados por las exclusiones',
+  shieldsByKind: '(direcciones {ips}, países {countries}, páginas {pages}, hosts {hostnames})',
   declined: 'Omitidos (Do Not Track, GPC)',
   rejected: 'Rechazados por estar mal formados',
   waitingForReports: 'Pendientes de llegar a los informes',

@@ -46,6 +46,7 @@ export default {
   accepted: 'Acceptés',
   droppedAsRobots: 'Écartés comme robots',
   droppedByShields: 'Écartés par les exclusions',
+  shieldsByKind: '(adresses {ips}, pays {countries}, pages {pages}, hôtes {hostnames})',
   declined: 'Refusés (Do Not Track, GPC)',
   rejected: 'Rejetés car mal formés',
   waitingForReports: 'En attente d’entrer dans les rapports',
