@@ -8,6 +8,7 @@ import {
   readUnsubscribeToken,
   setEmailReportChoice,
 } from '@footfall/control';
+import { createConnection, parseCustomEvent, receiveWebhook, webhookTarget } from '@footfall/payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mail } from '../alerts/send.ts';
 import { alertsDeps, clock, control, load, site, useAlertsHarness } from '../alerts/test-support.ts';
@@ -95,6 +96,12 @@ describe('e-mail reports', () => {
     expect(mail.text).toMatch(/^Visits\s+4\s+\+300%$/m);
     expect(mail.text).toContain('Top sources\n  1. Direct / none  3\n  2. news.example  1');
     expect(mail.text).toContain('Top countries\n  1. Germany  2\n  2. France  1\n  3. Unknown  1');
+    // five pageviews in four visits, three of them one page; a's first visit lasted a minute
+    expect(mail.text).toMatch(/^Pageviews\s+5\s+\+400%$/m);
+    expect(mail.text).toMatch(/^Bounce rate\s+75%\s+−25 pts$/m);
+    expect(mail.text).toMatch(/^Visit duration\s+15s\s+new$/m);
+    expect(mail.text).toContain('Top pages\n  1. /  2\n  2. /docs  1\n  3. /pricing  1');
+    expect(mail.text).not.toContain('Revenue');
     // the chart, drawn in the card pool, inline
     expect(mail.html).toContain('src="cid:chart@footfall"');
     const png = mail.attachments?.[0];
@@ -184,6 +191,32 @@ describe('e-mail reports', () => {
     expect(reports.counts).toEqual({ sent: 2, attemptsFailed: 1, givenUp: 0 });
   });
 
+  it('say the revenue the visits earned, and its change, on a site with a payment connection', async () => {
+    const { reports } = await setUp();
+    const connection = createConnection(control.ctl, { siteId: site.id, provider: 'custom' }).connection;
+    const target = webhookTarget(control.ctl, connection.id)!;
+    const pay = (id: string, at: string, amount: number, visitor: string) => {
+      const raw = {
+        id: `evt-${id}`,
+        type: 'payment',
+        at,
+        payment: { id, amount, currency: site.currency, visitor },
+      };
+      receiveWebhook(control.ctl, target, parseCustomEvent(raw), Buffer.from(JSON.stringify(raw)));
+    };
+    // a's referral visit earned two sales this week; d's visit one the week before
+    pay('pay-1', '2026-11-17T10:05:00Z', 4900, 'a');
+    pay('pay-2', '2026-11-21T20:05:00Z', 2500, 'a');
+    pay('pay-3', '2026-11-12T10:05:00Z', 3700, 'd');
+    clock.set(Date.parse('2026-11-23T06:00:00Z'));
+    await reports.tick();
+    expect(sent).toHaveLength(1);
+    const money = (minor: number) =>
+      new Intl.NumberFormat('en-GB', { style: 'currency', currency: site.currency }).format(minor / 100);
+    expect(sent[0]!.text).toMatch(new RegExp(`^Revenue\\s+${literal(money(7400))}\\s+\\+100%$`, 'm'));
+    expect(sent[0]!.html).toContain(money(7400));
+  });
+
   it('send one now: the last finished week, not counted as its scheduled report', async () => {
     const { person, reports } = await setUp();
     clock.set(Date.parse('2026-11-25T12:00:00Z')); // a Wednesday
@@ -259,3 +292,6 @@ describe('the zone furthest behind', () => {
     expect(behindmost(['Asia/Kolkata', 'Asia/Kathmandu'], at)).toBe('Asia/Kolkata');
   });
 });
+
+/** A text for a RegExp that matches it literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
