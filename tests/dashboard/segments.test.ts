@@ -90,4 +90,46 @@ describe('saved segments', () => {
     ).segments.map((s) => s.name);
     expect(names).toEqual(['Pricing readers']);
   }, 90_000);
+
+  it('opens a link to a segment with its filters as they are now, and says so when it is gone', async () => {
+    const { segment } = await owner.call<{ segment: { id: string } }>(
+      'POST',
+      `/api/v1/sites/${site}/segments`,
+      {
+        name: 'Readers',
+        filters: ['page:/pricing'],
+      },
+    );
+    const id = segment.id;
+    // changed since the link was copied
+    await owner.call('PATCH', `/api/v1/sites/${site}/segments/${id}`, { filters: ['page:/docs'] });
+    const context = await personContext(d);
+    const page = await context.newPage();
+    await signIn(page);
+    await page.goto(`/sites/${site}?period=7d&segment=${id}`);
+    await page.waitForURL(
+      (u) => u.searchParams.getAll('f').includes('page:/docs') && !u.searchParams.has('segment'),
+    );
+    expect(new URL(page.url()).searchParams.get('period')).toBe('7d');
+    await expect.poll(() => page.locator('.chips').textContent()).toContain('/docs');
+    await page.locator('.top-stats').waitFor();
+    // the menu's links are links to the segments
+    await page.locator('.segments-menu').getByText('Segments').click();
+    expect(
+      await page
+        .locator('.segments-menu')
+        .getByRole('link', { name: 'Readers', exact: true })
+        .getAttribute('href'),
+    ).toContain(`segment=${id}`);
+
+    await owner.call('DELETE', `/api/v1/sites/${site}/segments/${id}`);
+    await page.goto(`/sites/${site}?segment=${id}`);
+    await page
+      .getByText('That saved segment was deleted, or is not shared with you: the report shows every visit.')
+      .waitFor();
+    await page.locator('.top-stats').waitFor();
+    expect(await page.locator('.chips').count()).toBe(0);
+    await screenshot(page, 'segment-gone-1280-light');
+    await context.close();
+  }, 60_000);
 });

@@ -81,11 +81,14 @@ export function preloads(
  * The query string of the report the dashboard asks for on a report page with this URL query,
  * exactly as its client writes it (apps/dashboard/src/site/view.ts readView and scope.ts
  * reportQuery, serialized by openapi-fetch: name=encodeURIComponent(value), in that order), or
- * null when the page names what only the script can resolve (All time, a custom comparison) or
+ * null when the page names what only the script can resolve (All time, a custom comparison, a saved
+ * segment) or
  * something it would correct (a custom range with a wrong day): then nothing is preloaded, never a
  * wrong report. A custom range goes by its two days, as the dashboard sends it.
  */
 export function reportPreload(search: URLSearchParams): string | null {
+  // a saved segment's filters are the script's to look up
+  if (search.has('segment')) return null;
   const period = search.get('period') ?? DEFAULT_PERIOD;
   const range = customRange(search);
   if (range === null && !(NAMED_PERIODS as readonly string[]).includes(period)) return null;

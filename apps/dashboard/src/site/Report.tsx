@@ -23,6 +23,7 @@ import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
 import { RangeForm } from './RangeForm.tsx';
 import { SegmentsMenu } from './SegmentsMenu.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
+import { useSegmentLink } from './segment-link.ts';
 import { TopStats } from './TopStats.tsx';
 import { readView, withPeriod } from './view.ts';
 
@@ -60,13 +61,15 @@ export function Report(props: {
     firstDay,
     refresh,
   };
+  // a link to a saved segment waits for its filters
+  const segment = useSegmentLink(scope, shared === undefined);
   // All time starts on the site's first day, so it waits for the status; no other period does
-  const waitForStatus = view.period === 'all' && !props.status;
+  const hold = (view.period === 'all' && !props.status) || segment.waiting;
   const [asking, setAsking] = useState<'period' | 'compare' | null>(null);
   const params = reportQuery(scope);
   const report = useLoad(
     (signal) =>
-      waitForStatus
+      hold
         ? new Promise<never>(() => undefined)
         : unwrap(
             api.GET('/api/v1/sites/{site}/report', {
@@ -74,7 +77,7 @@ export function Report(props: {
               params: { path: { site: site.id }, query: params },
             }),
           ),
-    [site.id, JSON.stringify(params), waitForStatus, refresh],
+    [site.id, JSON.stringify(params), hold, refresh],
   );
   // dimmed while another view loads, not while the same one refreshes
   const shown = useRef<string | undefined>(undefined);
@@ -157,6 +160,11 @@ export function Report(props: {
         )}
       </div>
       <FilterChips scope={scope} />
+      {segment.gone && (
+        <p class="notice" role="status">
+          {t('segmentGone')}
+        </p>
+      )}
       <ErrorNote error={report.error} />
       {!data && !report.error && <Spinner label={t('loadingReport')} />}
       {data && series && (

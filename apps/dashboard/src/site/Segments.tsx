@@ -10,8 +10,8 @@ import { linkTo, type Scope } from './scope.ts';
 type Segment = Schema<'Segment'>;
 
 /**
- * The saved segments of a site, in the report's Segments menu: each a link that applies its
- * filters; the filters in force saved under a name (shared with the site's readers by an owner);
+ * The saved segments of a site, in the report's Segments menu: each a link to the segment (it opens
+ * with the segment's filters as they are then, view.ts); the filters in force saved under a name (shared with the site's readers by an owner);
  * a segment deleted by its author, or a shared one by an owner.
  */
 export function SegmentList(props: { scope: Scope; onChosen: () => void }) {
@@ -48,7 +48,7 @@ export function SegmentList(props: { scope: Scope; onChosen: () => void }) {
         {segments.map((s) => (
           <li key={s.id}>
             <Link
-              href={linkTo(scope, { filters: s.filters })}
+              href={linkTo(scope, { filters: [], segment: s.id, panel: undefined, search: undefined })}
               onClick={props.onChosen}
               title={s.filters.join(' · ')}
             >

@@ -65,6 +65,7 @@ describe("the report named in a report page's Link header", () => {
     'compare=custom&cfrom=2026-01-01&cto=2026-01-31',
     'period=fortnight',
     'bucket=minute',
+    'period=7d&segment=tiohkbvt3m',
   ])('is left out for ?%s, which only the script resolves', (search) => {
     expect(reportPreload(new URLSearchParams(search))).toBeNull();
   });

@@ -42,6 +42,11 @@ export interface View {
   bucket?: Bucket;
   panel?: string;
   search?: string;
+  /**
+   * a saved segment by its id: the report opens with its filters as they are now (a link to a
+   * segment follows its later changes), then the URL names the filters (Report.tsx)
+   */
+  segment?: string;
 }
 
 const oneOf = <T extends string>(list: readonly T[], value: string | null, fallback: T): T =>
@@ -70,6 +75,7 @@ export function readView(params: URLSearchParams): View {
       : undefined,
     panel: params.get('panel') || undefined,
     search: params.get('search') || undefined,
+    segment: /^[\w-]{1,64}$/.test(params.get('segment') ?? '') ? params.get('segment')! : undefined,
   };
 }
 
@@ -89,6 +95,7 @@ export function viewHref(path: string, view: View): string {
     bucket: view.bucket,
     panel: view.panel,
     search: view.panel ? view.search : undefined,
+    segment: view.segment,
   });
 }
 
