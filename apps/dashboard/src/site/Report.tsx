@@ -23,7 +23,6 @@ import { PERIODS, rangeLabel, resolvePeriod, todayIn } from './period.ts';
 import { RangeForm } from './RangeForm.tsx';
 import { SegmentsMenu } from './SegmentsMenu.tsx';
 import { linkTo, reportQuery, type Scope } from './scope.ts';
-import { useSegmentLink } from './segment-link.ts';
 import { TopStats } from './TopStats.tsx';
 import { readView, withPeriod } from './view.ts';
 
@@ -31,6 +30,12 @@ import { readView, withPeriod } from './view.ts';
  * A site's report: the view comes from the URL; one report request answers the top stats, the
  * chart and every panel's first tab; heatmap and retention load when scrolled to.
  */
+/** A link to a saved segment, looked up (Segments.tsx): nothing of it in the first view. */
+const SegmentLink = lazyScreen<{ scope: Scope; onGone: (id: string) => void }>(
+  () => import('./Segments.tsx'),
+  'SegmentLink',
+);
+
 /** The panels under the breakdowns, loaded after the first view (BelowFold.tsx). */
 const BelowFold = lazyScreen<{
   scope: Scope;
@@ -61,10 +66,11 @@ export function Report(props: {
     firstDay,
     refresh,
   };
-  // a link to a saved segment waits for its filters
-  const segment = useSegmentLink(scope, shared === undefined);
+  // a link to a saved segment waits for its filters (SegmentLink), unless it is gone
+  const [goneSegment, setGoneSegment] = useState<string>();
+  const segment = shared === undefined ? view.segment : undefined;
   // All time starts on the site's first day, so it waits for the status; no other period does
-  const hold = (view.period === 'all' && !props.status) || segment.waiting;
+  const hold = (view.period === 'all' && !props.status) || (segment !== undefined && segment !== goneSegment);
   const [asking, setAsking] = useState<'period' | 'compare' | null>(null);
   const params = reportQuery(scope);
   const report = useLoad(
@@ -160,11 +166,7 @@ export function Report(props: {
         )}
       </div>
       <FilterChips scope={scope} />
-      {segment.gone && (
-        <p class="notice" role="status">
-          {t('segmentGone')}
-        </p>
-      )}
+      {segment !== undefined && <SegmentLink scope={scope} onGone={setGoneSegment} />}
       <ErrorNote error={report.error} />
       {!data && !report.error && <Spinner label={t('loadingReport')} />}
       {data && series && (

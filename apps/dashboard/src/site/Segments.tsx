@@ -1,9 +1,10 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Schema, unwrap } from '../api/client.ts';
 import { ErrorNote, Link, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
 import { t } from '../i18n/panels.ts';
+import { navigate } from '../router.ts';
 import { isOwner, session } from '../session.ts';
 import { linkTo, type Scope } from './scope.ts';
 
@@ -110,4 +111,31 @@ export function SegmentList(props: { scope: Scope; onChosen: () => void }) {
       )}
     </div>
   );
+}
+
+/**
+ * A report opened by a link to a saved segment (`?segment=<id>`, view.ts): looks the segment up
+ * as it is now and names its filters in the URL instead (replacing the history entry, so Back
+ * leaves the report). A segment deleted, or not shared with this person, is said so here and
+ * handed to `onGone` (the report then shows every visit).
+ */
+export function SegmentLink(props: { scope: Scope; onGone: (id: string) => void }) {
+  const { scope } = props;
+  const id = scope.view.segment;
+  const list = useLoad(
+    (signal) =>
+      unwrap(api.GET('/api/v1/sites/{site}/segments', { signal, params: { path: { site: scope.site.id } } })),
+    [scope.site.id, id],
+  );
+  const found = list.data?.segments.find((s) => s.id === id);
+  const gone = id !== undefined && (list.error !== undefined || (list.data !== undefined && !found));
+  useEffect(() => {
+    if (found) navigate(linkTo(scope, { filters: found.filters, segment: undefined }), { replace: true });
+    else if (gone) props.onGone(id);
+  }, [found, gone]);
+  return gone ? (
+    <p class="notice" role="status">
+      {t('segmentGone')}
+    </p>
+  ) : null;
 }

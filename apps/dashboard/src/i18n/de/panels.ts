@@ -145,6 +145,8 @@ export default {
     other: '{n} Anfragen an den Tracker wurden als Bots verworfen und nirgends gezählt.',
   },
   segmentsNone: 'Noch kein gespeichertes Segment. Filtern Sie den Bericht und speichern Sie die Filter hier.',
+  segmentGone:
+    'Dieses gespeicherte Segment wurde gelöscht oder ist nicht mit Ihnen geteilt: Der Bericht zeigt alle Besuche.',
   segmentShared: 'geteilt',
   segmentDelete: 'Segment {name} löschen',
   segmentSaveLabel: 'Diese Filter speichern als',

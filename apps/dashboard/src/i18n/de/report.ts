@@ -94,8 +94,6 @@ export default {
   cancel: 'Abbrechen',
   exportCsv: 'CSV exportieren',
   loadingReport: 'Bericht wird geladen',
-  segmentGone:
-    'Dieses gespeicherte Segment wurde gelöscht oder ist nicht mit Ihnen geteilt: Der Bericht zeigt alle Besuche.',
   chartCaption: '{metric} pro {bucket}, {period}: {value} im Zeitraum.{notes}',
   hour: 'Stunde',
   day: 'Tag',

@@ -146,6 +146,7 @@ export default {
   botsDropped: { other: '{n} requests to the tracker were dropped as robots and counted nowhere.' },
   // saved segments (the report's Segments menu)
   segmentsNone: 'No saved segment yet. Filter the report, then save the filters here.',
+  segmentGone: 'That saved segment was deleted, or is not shared with you: the report shows every visit.',
   segmentShared: 'shared',
   segmentDelete: 'Delete the segment {name}',
   segmentSaveLabel: 'Save these filters as',

@@ -96,7 +96,6 @@ export default {
   exportCsv: 'Export CSV',
   // the report
   loadingReport: 'Loading the report',
-  segmentGone: 'That saved segment was deleted, or is not shared with you: the report shows every visit.',
   chartCaption: '{metric} by {bucket}, {period}: {value} in the period.{notes}',
   hour: 'hour',
   day: 'day',

@@ -170,6 +170,8 @@ export default {
     other: '{n} solicitudes al rastreador se descartaron como robots y no se contaron en ninguna parte.',
   },
   segmentsNone: 'Aún no hay segmentos guardados. Filtra el informe y guarda aquí los filtros.',
+  segmentGone:
+    'Ese segmento guardado se eliminó o no está compartido contigo: el informe muestra todas las visitas.',
   segmentShared: 'compartido',
   segmentDelete: 'Eliminar el segmento {name}',
   segmentSaveLabel: 'Guardar estos filtros como',

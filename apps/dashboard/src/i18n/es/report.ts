@@ -94,8 +94,6 @@ export default {
   cancel: 'Cancelar',
   exportCsv: 'Exportar CSV',
   loadingReport: 'Cargando el informe',
-  segmentGone:
-    'Ese segmento guardado se eliminó o no está compartido contigo: el informe muestra todas las visitas.',
   chartCaption: '{metric} por {bucket}, {period}: {value} en el periodo.{notes}',
   hour: 'hora',
   day: 'día',

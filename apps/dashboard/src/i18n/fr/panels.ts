@@ -162,6 +162,8 @@ export default {
     other: '{n} requêtes vers le traceur ont été écartées comme robots et ne sont comptées nulle part.',
   },
   segmentsNone: 'Aucun segment enregistré. Filtrez le rapport, puis enregistrez les filtres ici.',
+  segmentGone:
+    'Ce segment enregistré a été supprimé ou n’est pas partagé avec vous : le rapport montre toutes les visites.',
   segmentShared: 'partagé',
   segmentDelete: 'Supprimer le segment {name}',
   segmentSaveLabel: 'Enregistrer ces filtres sous',

@@ -94,8 +94,6 @@ export default {
   cancel: 'Annuler',
   exportCsv: 'Exporter en CSV',
   loadingReport: 'Chargement du rapport',
-  segmentGone:
-    'Ce segment enregistré a été supprimé ou n’est pas partagé avec vous : le rapport montre toutes les visites.',
   chartCaption: '{metric} par {bucket}, {period} : {value} sur la période.{notes}',
   hour: 'heure',
   day: 'jour',
