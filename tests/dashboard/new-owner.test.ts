@@ -55,6 +55,18 @@ describe('a new owner, from the printed setup link', () => {
     await page.getByRole('button', { name: 'Copy the tag' }).click();
     const withForms = await page.evaluate(() => navigator.clipboard.readText());
     expect(withForms).toBe(tag.replace('.js"', '.js?addons=forms"'));
+    // the owner's "don't count me" link for their own browsers (the tracker honours it:
+    // tests/tracker/privacy.test.ts)
+    const ignore = 'https://shop.localhost/?footfall_ignore=1';
+    await page.getByText(ignore, { exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Open it in this browser' }).getAttribute('href')).toBe(
+      ignore,
+    );
+    await page.getByRole('button', { name: 'Copy the link' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ignore);
+    expect(await page.getByRole('link', { name: 'the same address with =0' }).getAttribute('href')).toBe(
+      'https://shop.localhost/?footfall_ignore=0',
+    );
     await screenshot(page, 'new-owner-install');
     for (const path of ['/', '/pricing', '/docs']) d.pages.set(path, sitePage(withForms, path));
 
