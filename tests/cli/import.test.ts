@@ -195,4 +195,27 @@ describe('footfall import plausible', () => {
     expect(refused.code).toBe(1);
     expect(refused.output).toContain('Google Analytics refused property 7');
   }, 60_000);
+
+  it('reads a GA4 property by itself while Footfall is stopped', async () => {
+    await running?.stop();
+    running = undefined;
+    google.ga4.days = Array.from({ length: 3 }, (_, i) => ({
+      date: `2026-06-0${i + 1}`,
+      users: 5,
+      sessions: 7,
+      views: 9,
+      engaged: 3,
+      seconds: 20,
+    }));
+    const keyFile = join(root, 'key.json');
+    const args = ['ga4', '--site', site, '--property', '42', '--key-file', keyFile];
+    const done = await importing([...args, '--from', '2026-06-01', '--to', '2026-06-03']);
+    expect(done.code, done.output).toBe(0);
+    expect(done.output).toContain('imported GA4 property 42: 3 days, 2026-06-01 to 2026-06-03');
+    running = await startFootfall(env);
+    expect(await report('2026-06-01', '2026-06-30')).toMatchObject({
+      imported: { source: 'ga4', from: '2026-06-01', to: '2026-06-03' },
+      kpis: { visits: 21 },
+    });
+  }, 60_000);
 });

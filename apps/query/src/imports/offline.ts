@@ -63,6 +63,7 @@ export async function importOffline(o: {
     {
       source: o.source,
       website: o.website,
+      ga4: o.ga4,
       path: o.path,
       name: o.name,
       personId: null,

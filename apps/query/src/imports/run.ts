@@ -245,6 +245,7 @@ export async function runImport(
     walRoot: o.paths.wal,
     memoryLimit: o.memoryLimit,
     progress: r.progress,
+    signal: r.signal,
   });
   return {
     import: u.import,

@@ -240,6 +240,8 @@ export async function importUmami(o: {
   walRoot: string;
   memoryLimit: string;
   progress?: (p: ImportProgress) => void;
+  /** stops the import between steps and chunks (the command was stopped): nothing of it stays */
+  signal?: AbortSignal | undefined;
 }): Promise<UmamiSummary> {
   const scratch = await scratchDir(o.scratchRoot, 'umami');
   let id: string | undefined;
@@ -298,6 +300,7 @@ export async function importUmami(o: {
         ', ',
       );
       await build.db.run(`CREATE TABLE s AS SELECT session_id, ${take} FROM ${csv(files.sessions)}`);
+      o.signal?.throwIfAborted();
       await build.db.run(`CREATE TABLE r AS SELECT * FROM ${csv(files.events)} WHERE website_id = $website`, {
         website,
       });
@@ -306,6 +309,7 @@ export async function importUmami(o: {
            epoch_ms(CAST(regexp_replace(r.created_at, '([+-]\\d{2})$', '\\1:00') AS TIMESTAMPTZ))::DOUBLE AS at_ms
          FROM r LEFT JOIN s ON s.session_id = r.session_id`,
       );
+      o.signal?.throwIfAborted();
       await build.db.run('DROP TABLE s');
       await build.db.run('DROP TABLE r');
     } finally {
@@ -335,6 +339,7 @@ export async function importUmami(o: {
           }
         }
         if (payloads.length > 0) await wal.appendMany(payloads);
+        o.signal?.throwIfAborted();
         o.progress?.({ file: 'website_event', rowsRead });
       }
     } finally {
