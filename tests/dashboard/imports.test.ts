@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/footfall.ts';
@@ -19,7 +20,8 @@ import {
  * Moving in from Plausible as an owner does it: Site settings → Imports, the zip Plausible made
  * chosen in the file picker; a site with no visit yet links to the report of those days from its
  * install screen; the report says they are imported and counts them; a broken zip is refused with
- * the file and line; Delete takes them out again.
+ * the file and line; Delete takes them out again. A large upload on a slow line says how far it
+ * has come.
  */
 describe('imports', () => {
   let d: Dashboard;
@@ -111,6 +113,54 @@ describe('imports', () => {
     await page.locator('#imports').getByText('No imports yet.').waitFor();
     await context.close();
   }, 120_000);
+
+  it('says how far a large upload has come on a slow line', async () => {
+    // a line of about 4 MB/s between the browser and Footfall: a proxy that reads what the browser
+    // sends at that pace, so the browser's own count of bytes sent moves as they go
+    const target = new URL(d.footfall.url);
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      upstream.pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        upstream.write(chunk);
+        client.pause();
+        setTimeout(() => client.resume(), Math.ceil(chunk.length / 4000));
+      });
+      client.on('end', () => upstream.end());
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const context = await d.browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      baseURL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    });
+    context.setDefaultTimeout(10_000);
+    try {
+      const page = await context.newPage();
+      await signIn(page);
+      await page.goto(`/sites/${site}/settings`);
+      const imports = page.locator('#imports');
+      // 24 MB that is not a zip: it goes up whole, then is refused
+      const big = join(dir, 'big.zip');
+      writeFileSync(big, Buffer.alloc(24_000_000, 7));
+      await imports.getByLabel("Plausible's export").setInputFiles(big);
+      await imports.getByRole('button', { name: 'Import' }).click();
+      const progress = imports.locator('.upload-progress');
+      await expect
+        .poll(async () => Number((await progress.textContent())?.match(/(\d+)%$/)?.[1] ?? 0))
+        .toBeGreaterThan(0);
+      expect(await progress.textContent()).toMatch(/^Sending the file: \d+%$/);
+      expect(Number(await progress.locator('progress').getAttribute('max'))).toBe(24_000_000);
+      await screenshot(page, 'site-settings-import-sending-1280-light');
+      // the API's sentence, its first letter made a capital
+      await imports.getByText(/^Big\.zip: not a zip file/).waitFor({ timeout: 30_000 });
+      expect(await progress.count()).toBe(0);
+    } finally {
+      await context.close();
+      proxy.close();
+    }
+  }, 60_000);
 
   it('reads a Google Analytics 4 property with a service account key from Site settings', async () => {
     const context = await personContext(d);

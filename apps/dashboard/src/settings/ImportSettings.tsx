@@ -1,9 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, type Schema, unwrap } from '../api/client.ts';
+import { api, type Schema, unwrap, uploadingFetch } from '../api/client.ts';
 import { ConfirmAction, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
-import { formatDate, formatDateTime, formatNumber } from '../i18n/format.ts';
+import { formatDate, formatDateTime, formatNumber, formatPercent } from '../i18n/format.ts';
 import { t } from '../i18n/siteSettings.ts';
 
 const day = (d: string) => formatDate(`${d}T00:00:00Z`, 'UTC');
@@ -38,6 +38,8 @@ export function ImportSettings({ site }: { site: string }) {
   const [website, setWebsite] = useState('');
   const [ga4, setGa4] = useState({ property: '', key: '', from: '', to: '' });
   const [done, setDone] = useState<Schema<'ImportSummary'> | null>(null);
+  // how much of the file has gone up; null once it has (the service imports it then)
+  const [sending, setSending] = useState<{ sent: number; total: number } | null>(null);
   const upload = useSubmit(async () => {
     setDone(null);
     const summary =
@@ -68,8 +70,9 @@ export function ImportSettings({ site }: { site: string }) {
               body: file as unknown as Schema<'Ga4ImportRequest'>,
               bodySerializer: (body: unknown) => body as BodyInit,
               headers: { 'content-type': 'application/zip' },
+              fetch: uploadingFetch(file, (sent, total) => setSending(sent < total ? { sent, total } : null)),
             }),
-          ));
+          ).finally(() => setSending(null)));
     if (!summary) return;
     setDone(summary);
     setFile(null);
@@ -177,8 +180,14 @@ export function ImportSettings({ site }: { site: string }) {
           <button class="button primary" type="submit" disabled={upload.busy || !ready}>
             {upload.busy ? t('importing') : t('importPlausible')}
           </button>
-          {upload.busy && <Spinner />}
+          {upload.busy && !sending && <Spinner />}
         </div>
+        {sending && (
+          <label class="upload-progress">
+            {t('importSending', { percent: formatPercent(sending.sent / sending.total) })}
+            <progress max={sending.total} value={sending.sent} />
+          </label>
+        )}
       </form>
       {done && (
         <p class="notice" role="status">

@@ -163,6 +163,7 @@ export default {
     'In Plausible: Site settings → Imports & Exports → Export. Laden Sie die ZIP-Datei so hoch, wie sie heruntergeladen wurde, bis 1 GB.',
   importPlausible: 'Importieren',
   importing: 'Wird importiert…',
+  importSending: 'Datei wird gesendet: {percent}',
   imported: 'Importiert: {days}.',
   importedNothing: 'Nichts importiert: Jeder Tag des Exports ist bereits vorhanden.',
   importDays: '{from} bis {to}',

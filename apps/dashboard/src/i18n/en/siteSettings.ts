@@ -164,6 +164,7 @@ export default {
     'In Plausible: Site settings → Imports & Exports → Export. Upload the zip as it downloads, up to 1 GB.',
   importPlausible: 'Import',
   importing: 'Importing…',
+  importSending: 'Sending the file: {percent}',
   imported: 'Imported {days}.',
   importedNothing: 'Nothing was imported: every day of the export is already here.',
   importDays: '{from} to {to}',

@@ -163,6 +163,7 @@ export default {
     'En Plausible: Site settings → Imports & Exports → Export. Suba el zip tal como se descarga, hasta 1 GB.',
   importPlausible: 'Importar',
   importing: 'Importando…',
+  importSending: 'Enviando el archivo: {percent}',
   imported: 'Importado: {days}.',
   importedNothing: 'No se importó nada: cada día de la exportación ya está aquí.',
   importDays: 'del {from} al {to}',

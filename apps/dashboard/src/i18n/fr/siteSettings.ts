@@ -166,6 +166,7 @@ export default {
     "Dans Plausible : Site settings → Imports & Exports → Export. Envoyez le fichier zip tel qu'il a été téléchargé, jusqu'à 1 Go.",
   importPlausible: 'Importer',
   importing: 'Import en cours…',
+  importSending: 'Envoi du fichier : {percent}',
   imported: 'Importé : {days}.',
   importedNothing: "Rien n'a été importé : chaque jour de l'export est déjà là.",
   importDays: 'du {from} au {to}',
