@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, type Schema, unwrap, uploadingFetch } from '../api/client.ts';
+import { api, type Schema, unwrap } from '../api/client.ts';
+import { uploadingFetch } from '../api/upload.ts';
 import { ConfirmAction, ErrorNote, Field, InputField, Spinner } from '../components/ui.tsx';
 import { useLoad } from '../components/use-load.ts';
 import { useSubmit } from '../components/use-submit.ts';
