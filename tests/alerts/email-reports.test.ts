@@ -24,8 +24,8 @@ beforeAll(async () => {
   mail = await startMailServer(root);
   footfall = await startFootfall({
     FOOTFALL_DATA_DIR: join(root, 'data'),
+    // the mail server alone: the sender is the documented default (docs/configuration.md)
     FOOTFALL_SMTP_URL: mail.url,
-    FOOTFALL_MAIL_FROM: 'Footfall <reports@footfall.example>',
     FOOTFALL_RATES_URL: 'http://127.0.0.1:9/',
     NODE_EXTRA_CA_CERTS: mail.cert,
   });
@@ -99,6 +99,8 @@ describe('e-mail reports', () => {
     expect(mail.mails[0]).toMatchObject({ secure: true, user: 'alerts' });
     const parsed = await simpleParser(mail.mails[0]!.raw);
     expect(parsed.to && 'text' in parsed.to ? parsed.to.text : '').toBe(OWNER);
+    // no FOOTFALL_MAIL_FROM, and the SMTP user is no address: footfall@ the mail server's host
+    expect(parsed.from?.value).toEqual([{ name: 'Footfall', address: 'footfall@127.0.0.1' }]);
     expect(parsed.subject).toMatch(/^shop\.example: 0 visitors, \d+/);
     expect(parsed.text).toContain('Your weekly report of shop.example');
     expect(parsed.text).toMatch(/^Visitors\s+0\s+no change$/m);
