@@ -96,3 +96,30 @@ describe('the update check', () => {
     await context.close();
   }, 60_000);
 });
+
+describe('the update check turned off', () => {
+  let d: Dashboard;
+  beforeAll(async () => {
+    d = await startDashboard({ FOOTFALL_UPDATE_CHECK: 'off' });
+    const owner = await createOwner(d);
+    await owner.call('POST', '/api/v1/sites', { domain: 'a.localhost' });
+  }, 60_000);
+  afterAll(() => d?.close());
+
+  it('names no list to an owner, and their browser asks no other host', async () => {
+    const context = await personContext(d);
+    const hosts = new Set<string>();
+    context.on('request', (r) => hosts.add(new URL(r.url()).origin));
+    const page = await context.newPage();
+    await signIn(page);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    const session = await page.evaluate(async () => (await fetch('/api/v1/session')).json());
+    expect(session.instance).toMatchObject({ update_check: false, releases_url: null });
+    await page.goto('/health');
+    await page.getByRole('heading', { name: 'Health', level: 1 }).waitFor();
+    await page.waitForTimeout(500);
+    expect([...hosts]).toEqual([new URL(d.footfall.url).origin]);
+    expect(await page.getByText(/is available/).count()).toBe(0);
+    await context.close();
+  }, 60_000);
+});
