@@ -1,6 +1,16 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
 
@@ -8,7 +18,9 @@ import { runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
  * A damaged analytics.duckdb (cut short, as a full disk or a bad copy leaves it), with the real
  * `footfall start`: the query service does not open it and touches nothing, says why and how to
  * restore (the log and Health, naming the file and the newest backup), the gateway keeps taking
- * events into the write-ahead log, and reports answer 503 instead of a crash loop.
+ * events into the write-ahead log, and reports answer 503 instead of a crash loop. A file damaged
+ * inside (a block's checksum wrong) opens, since DuckDB checks a block only when it reads it: the
+ * service stops at that first read the same way (engine/damage.ts).
  */
 const API = 'damaged-api-token-0123456789abcdef';
 const OPERATOR = 'damaged-operator-token-0123456789';
@@ -88,5 +100,73 @@ describe('a damaged analytics database', () => {
     running = undefined;
     expect(hash(db)).toBe(before);
     expect(existsSync(store) ? hash(store) : null).toBe(storeBefore);
+  }, 120_000);
+
+  it('damaged inside, stops at the first read of a damaged block and writes nothing more', async () => {
+    const dir = join(tempDir('ff-damaged-inside-'), 'data');
+    const inside = { ...env, FOOTFALL_DATA_DIR: dir };
+    running = await startFootfall(inside);
+    const sites = (await (await api('/sites')).json()) as { sites: { id: string }[] };
+    const site = sites.sites[0]!.id;
+    for (const v of ['visitor-0001', 'visitor-0002', 'visitor-0003'])
+      expect((await pageview(site, v)).status).toBe(202);
+    await expect
+      .poll(
+        async () =>
+          ((await (await api(`/sites/${site}/report`)).json()) as { kpis: { pageviews: number } }).kpis
+            .pageviews,
+        { timeout: 20_000 },
+      )
+      .toBe(3);
+    expect((await runFootfall(['backup', 'now'], inside).exited).code).toBe(0);
+    await running.stop();
+
+    // the blocks that hold the stored visits, each overwritten after its checksum
+    const db = join(dir, 'analytics.duckdb');
+    const instance = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
+    const connection = await instance.connect();
+    const blocks = (
+      await connection.runAndReadAll(
+        "SELECT DISTINCT block_id FROM pragma_storage_info('sessions') WHERE block_id IS NOT NULL AND block_id >= 0",
+      )
+    )
+      .getRows()
+      .map(([b]) => Number(b));
+    const size = Number(
+      (await connection.runAndReadAll("SELECT current_setting('default_block_size')")).getRows()[0]![0],
+    );
+    connection.closeSync();
+    instance.closeSync();
+    expect(blocks.length).toBeGreaterThan(0);
+    const fd = openSync(db, 'r+');
+    // three 4 KiB headers, then the blocks
+    for (const block of blocks) writeSync(fd, randomBytes(2048), 0, 2048, 3 * 4096 + block * size + 64);
+    closeSync(fd);
+
+    running = await startFootfall(inside);
+    // a report of the visits reads the damaged blocks
+    const report = await api(`/sites/${site}/report?f=${encodeURIComponent('page:/pricing')}`);
+    expect(report.status).toBe(503);
+    expect(await report.json()).toMatchObject({ code: 'unavailable' });
+    const health = (await (
+      await fetch(`${running.url}/_footfall/health`, { headers: { authorization: `Bearer ${OPERATOR}` } })
+    ).json()) as { status: string; engine: { ready: boolean; waiting: string | null } };
+    expect(health.status).toBe('degraded');
+    expect(health.engine.ready).toBe(false);
+    expect(health.engine.waiting).toContain(db);
+    expect(health.engine.waiting).toContain('Corrupt database file');
+    expect(health.engine.waiting).toContain('footfall backup restore');
+    expect(running.logs().some((l) => typeof l.msg === 'string' && l.msg.includes('cannot be read'))).toBe(
+      true,
+    );
+    // from then on nothing is written to the file; events wait in the write-ahead log
+    const at = hash(db);
+    expect((await pageview(site, 'visitor-0004')).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await api(`/sites/${site}/report`)).status).toBe(503);
+    expect(running.logs().filter((l) => l.msg === 'child exited; restarting')).toEqual([]);
+    await running.stop();
+    running = undefined;
+    expect(hash(db)).toBe(at);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from '@footfall/http';
+import { guardDamage } from './engine/damage.ts';
 import { type DeferredEngine, deferEngine, type EngineState } from './engine/deferred.ts';
 import { createDuckDbEngine, type DuckDbEngineOptions, type Engine } from './engine/index.ts';
 import { LiveHub } from './live.ts';
@@ -48,11 +49,20 @@ export async function openAnalytics(options: {
   newestBackup?: () => string | null;
 }): Promise<Analytics> {
   let opening: DeferredEngine | Engine;
+  /** DuckDB's file found damaged inside after it opened (engine/damage.ts) */
+  let damage: EngineState | undefined;
   if ('open' in options.engine) opening = deferEngine(options.engine.open);
   else {
     const { path } = options.engine;
     try {
-      opening = await createDuckDbEngine(options.engine);
+      const guarded = guardDamage(await createDuckDbEngine(options.engine), {
+        reason: (error) =>
+          unreadableReason(error, path, options.newestBackup?.() ?? null) ??
+          `${path} is damaged: ${error instanceof Error ? error.message : String(error)}`,
+        onDamage: (reason) => options.logger.error({ file: path }, reason),
+      });
+      opening = guarded.engine;
+      damage = guarded.state;
     } catch (error) {
       const reason = unreadableReason(error, path, options.newestBackup?.() ?? null);
       if (reason === null) throw error;
@@ -68,7 +78,7 @@ export async function openAnalytics(options: {
   }
   const deferred = 'opened' in opening ? opening : undefined;
   const engine: Engine = deferred ? deferred.engine : (opening as Engine);
-  const engineState: EngineState = deferred?.state ?? { ready: true, waiting: null, since: null };
+  const engineState: EngineState = deferred?.state ?? damage ?? { ready: true, waiting: null, since: null };
   const engineOpened: Promise<unknown> = deferred?.opened ?? Promise.resolve();
   const cache = new ReportCache();
   const live = new LiveHub();
@@ -99,7 +109,11 @@ export async function openAnalytics(options: {
 export function unreadableReason(error: unknown, path: string, newestBackup: string | null): string | null {
   const message = error instanceof Error ? error.message : String(error);
   if (!/^(IO|Serialization|Corruption) Error: /.test(message)) return null;
-  if (/lock|No space left|Permission denied|Read-only file system/i.test(message)) return null;
+  // (a damaged block's message says "in block at location", which is no lock)
+  if (
+    /Could not set lock|Conflicting lock|No space left|Permission denied|Read-only file system/i.test(message)
+  )
+    return null;
   const detail = message
     .replace(/^\w+ Error: /, '')
     .replace(/\s+/g, ' ')
