@@ -36,7 +36,7 @@ function flags(): Plugin {
 const FIRST_VIEW = /[\\/](dashboard[\\/]src|node_modules[\\/](preact|@preact|uplot))[\\/]/;
 /** Screens and panels loaded later (and the upload helper of Settings), and the catalogues of their areas and of other languages. */
 const LATER =
-  /[\\/]src[\\/](settings[\\/]|share[\\/]|api[\\/]upload\.|screens[\\/](AddSite|AllSites|Health|Setup|NewPassword|SsoRefusal)|sites[\\/](ArrangeSites|SiteFields|ProxyKey|IgnoreMyVisits)|site[\\/](Segments|LiveView|InstallScreen|PeopleNow|Journey|Feed|BelowFold|AiSearch|Charts|Funnels|Goals|Heatmap|Moments|Retention|Robots|Vitals)\.|i18n[\\/](account|allSites|connections|siteSettings|health|share|panels|sso)\.|i18n[\\/](en|de|fr|es)[\\/](account|allSites|connections|siteSettings|health|share|panels|sso)\.|i18n[\\/](de|fr|es)[\\/])/;
+  /[\\/]src[\\/](settings[\\/]|share[\\/]|api[\\/]upload\.|screens[\\/](AddSite|AllSites|Health|Setup|NewPassword|SsoRefusal)|sites[\\/](ArrangeSites|SiteFields|ProxyKey|IgnoreMyVisits|SiteTag)|site[\\/](Segments|LiveView|InstallScreen|PeopleNow|Journey|Feed|BelowFold|AiSearch|Charts|Funnels|Goals|Heatmap|Moments|Retention|Robots|Vitals)\.|i18n[\\/](account|allSites|connections|siteSettings|health|share|panels|sso)\.|i18n[\\/](en|de|fr|es)[\\/](account|allSites|connections|siteSettings|health|share|panels|sso)\.|i18n[\\/](de|fr|es)[\\/])/;
 
 /**
  * The dashboard: Preact, built into dist/ (scripts/build.ts runs this build and copies the result

@@ -75,6 +75,15 @@ describe('a new owner, from the printed setup link', () => {
     await page.getByRole('link', { name: 'Live', exact: true }).waitFor({ timeout: 15_000 });
     expect(await page.getByText('Waiting for the first visit').count()).toBe(0);
 
+    // the tag stays at hand after the first visit: Site settings shows it, with the daily check's word
+    const siteId = new URL(page.url()).pathname.split('/')[2]!;
+    await page.goto(`/sites/${siteId}/settings`);
+    const tagSection = page.locator('#tag-section');
+    expect(await tagSection.locator('#script-tag').textContent()).toBe(tag);
+    await tagSection.getByText('The daily check has not looked at the homepage yet.').waitFor();
+    await page.goto(`/sites/${siteId}`);
+    await page.getByRole('link', { name: 'Live', exact: true }).waitFor();
+
     // live: the visitor on the site, and the next visit as it happens
     await page.getByRole('link', { name: 'Live', exact: true }).click();
     await page.waitForURL('**/live');

@@ -8,6 +8,7 @@ import { navigate } from '../router.ts';
 import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
 import { SiteFields, type SiteForm } from '../sites/SiteFields.tsx';
+import { InstallCheckNote, SiteTag } from '../sites/SiteTag.tsx';
 import { AlertSettings } from './AlertSettings.tsx';
 import { ConsentBarSettings } from './ConsentBarSettings.tsx';
 import { FunnelSettings } from './FunnelSettings.tsx';
@@ -183,6 +184,11 @@ export function SiteSettingsScreen(props: { site: string }) {
     (signal) => unwrap(api.GET('/api/v1/sites/{site}', { signal, params: { path: { site: props.site } } })),
     [props.site],
   );
+  const status = useLoad(
+    (signal) =>
+      unwrap(api.GET('/api/v1/sites/{site}/status', { signal, params: { path: { site: props.site } } })),
+    [props.site],
+  );
   const [site, setSite] = useState<Schema<'Site'>>();
   const current = site ?? data.data?.site;
   if (data.error)
@@ -206,6 +212,11 @@ export function SiteSettingsScreen(props: { site: string }) {
       <section class="section card" aria-labelledby="general">
         <h2 id="general">{t('headingSite')}</h2>
         <GeneralSettings key={current.id} site={current} onSaved={setSite} />
+      </section>
+      <section class="section card" aria-labelledby="tag" id="tag-section">
+        <h2 id="tag">{t('headingTag')}</h2>
+        <SiteTag site={current.id} />
+        <InstallCheckNote domain={current.domain} check={status.data?.install_check} />
       </section>
       <section class="section card" aria-labelledby="consent">
         <h2 id="consent">{t('headingConsentBar')}</h2>

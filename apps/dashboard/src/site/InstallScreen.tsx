@@ -1,19 +1,14 @@
 import { useState } from 'preact/hooks';
 import type { Schema } from '../api/client.ts';
-import { CopyButton, Link } from '../components/ui.tsx';
+import { Link } from '../components/ui.tsx';
 import { t as tc } from '../i18n/common.ts';
 import { t } from '../i18n/report.ts';
 import { isOwner } from '../session.ts';
 import { IgnoreMyVisits } from '../sites/IgnoreMyVisits.tsx';
 import { ProxyKey } from '../sites/ProxyKey.tsx';
+import { SiteTag } from '../sites/SiteTag.tsx';
 import { rangeLabel } from './period.ts';
 import { useLive } from './use-live.ts';
-
-/** The tag for the `<head>` of every page of the site, from this Footfall's own address. */
-export function scriptTag(site: string, forms = false): string {
-  const addons = forms ? '?addons=forms' : ''; // not text
-  return `<script defer src="${window.location.origin}/js/${site}.js${addons}"></script>`; // not text
-}
 
 /**
  * A site waiting for its first visit: the tag to copy, the proxy key for server senders, and a
@@ -27,7 +22,6 @@ export function InstallScreen(props: {
 }) {
   const { site } = props;
   const [checks, setChecks] = useState(0);
-  const [forms, setForms] = useState(false);
   const mode = useLive(site.id, {
     onVisits: props.onArrived,
     onPoll: () => {
@@ -35,7 +29,6 @@ export function InstallScreen(props: {
       props.onArrived();
     },
   });
-  const tag = scriptTag(site.id, forms);
   return (
     <main class="page install" id="main" tabIndex={-1}>
       <div class="page-head">
@@ -67,17 +60,7 @@ export function InstallScreen(props: {
       )}
       <section class="card stack" aria-labelledby="tag-title">
         <h2 id="tag-title">{t('putTag')}</h2>
-        <code class="code-box" id="script-tag">
-          {tag}
-        </code>
-        <label class="check">
-          <input type="checkbox" checked={forms} onChange={(e) => setForms(e.currentTarget.checked)} />{' '}
-          {t('countForms')}
-        </label>
-        <div class="row">
-          <CopyButton text={tag} label={t('copyTag')} />
-          <span class="muted">{t('tagAbout')}</span>
-        </div>
+        <SiteTag site={site.id} />
       </section>
       <section class="card waiting" aria-labelledby="wait-title">
         <h2 id="wait-title">{t('openPage')}</h2>

@@ -5,6 +5,13 @@ export default {
   settingsOf: 'Einstellungen von {domain}',
   backToReport: 'Zurück zum Bericht',
   headingSite: 'Website',
+  headingTag: 'Das Tag',
+  tagCheckNone: 'Die tägliche Prüfung hat die Startseite noch nicht angesehen.',
+  tagCheckFound: 'Die tägliche Prüfung hat das Tag auf der Startseite von {domain} gefunden ({when}).',
+  tagCheckMissing:
+    'Die tägliche Prüfung hat das Tag auf der Startseite von {domain} nicht gefunden ({when}): Seiten ohne das Tag werden nicht gezählt.',
+  tagCheckUnread:
+    'Die tägliche Prüfung konnte die Startseite von {domain} nicht lesen ({detail}, {when}). Besuche werden weiter gezählt: Die Prüfung sieht das Tag nur nicht, etwa hinter einer Anmeldung oder einer Bot-Sperre.',
   headingConsentBar: 'Einwilligungsleiste',
   headingOwnVisits: 'Ihre eigenen Besuche',
   headingProxyKey: 'Proxy-Schlüssel',

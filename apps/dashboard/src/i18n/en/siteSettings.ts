@@ -4,6 +4,13 @@ export default {
   settingsOf: 'Settings of {domain}',
   backToReport: 'Back to the report',
   headingSite: 'Site',
+  headingTag: 'The tag',
+  tagCheckNone: 'The daily check has not looked at the homepage yet.',
+  tagCheckFound: "The daily check found the tag on {domain}'s homepage ({when}).",
+  tagCheckMissing:
+    "The daily check did not find the tag on {domain}'s homepage ({when}): pages without it are not counted.",
+  tagCheckUnread:
+    "The daily check could not read {domain}'s homepage ({detail}, {when}). Visits still count: this only means the check cannot see the tag, for example behind a sign-in or a bot wall.",
   headingConsentBar: 'Consent bar',
   headingOwnVisits: 'Your own visits',
   headingProxyKey: 'Proxy key',

@@ -5,6 +5,13 @@ export default {
   settingsOf: 'Ajustes de {domain}',
   backToReport: 'Volver al informe',
   headingSite: 'Sitio',
+  headingTag: 'La etiqueta',
+  tagCheckNone: 'La comprobación diaria aún no ha mirado la página de inicio.',
+  tagCheckFound: 'La comprobación diaria encontró la etiqueta en la página de inicio de {domain} ({when}).',
+  tagCheckMissing:
+    'La comprobación diaria no encontró la etiqueta en la página de inicio de {domain} ({when}): las páginas sin ella no se cuentan.',
+  tagCheckUnread:
+    'La comprobación diaria no pudo leer la página de inicio de {domain} ({detail}, {when}). Las visitas se siguen contando: la comprobación solo no ve la etiqueta, por ejemplo tras un inicio de sesión o un filtro de bots.',
   headingConsentBar: 'Barra de consentimiento',
   headingOwnVisits: 'Tus propias visitas',
   headingProxyKey: 'Clave de proxy',

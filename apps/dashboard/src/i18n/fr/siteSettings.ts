@@ -5,6 +5,13 @@ export default {
   settingsOf: 'Paramètres de {domain}',
   backToReport: 'Retour au rapport',
   headingSite: 'Site',
+  headingTag: 'La balise',
+  tagCheckNone: 'La vérification quotidienne n’a pas encore regardé la page d’accueil.',
+  tagCheckFound: 'La vérification quotidienne a trouvé la balise sur la page d’accueil de {domain} ({when}).',
+  tagCheckMissing:
+    'La vérification quotidienne n’a pas trouvé la balise sur la page d’accueil de {domain} ({when}) : les pages qui ne l’ont pas ne sont pas comptées.',
+  tagCheckUnread:
+    'La vérification quotidienne n’a pas pu lire la page d’accueil de {domain} ({detail}, {when}). Les visites sont toujours comptées : la vérification ne voit simplement pas la balise, par exemple derrière une connexion ou un filtre anti-robots.',
   headingConsentBar: 'Bandeau de consentement',
   headingOwnVisits: 'Vos propres visites',
   headingProxyKey: 'Clé de proxy',
