@@ -215,8 +215,10 @@ export function SiteSettingsScreen(props: { site: string }) {
       </section>
       <section class="section card" aria-labelledby="tag" id="tag-section">
         <h2 id="tag">{t('headingTag')}</h2>
-        <SiteTag site={current.id} />
-        <InstallCheckNote domain={current.domain} check={status.data?.install_check} />
+        <div class="stack">
+          <SiteTag site={current.id} />
+          <InstallCheckNote domain={current.domain} check={status.data?.install_check} />
+        </div>
       </section>
       <section class="section card" aria-labelledby="consent">
         <h2 id="consent">{t('headingConsentBar')}</h2>
