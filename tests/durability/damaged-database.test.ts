@@ -48,24 +48,37 @@ const pageview = (site: string, visitor: string) =>
   });
 const hash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
+/** Footfall on `e`'s data directory stores three pageviews and a backup, then stops; the site. */
+async function storedAndBackedUp(e: Record<string, string>): Promise<string> {
+  running = await startFootfall(e);
+  const sites = (await (await api('/sites')).json()) as { sites: { id: string }[] };
+  const site = sites.sites[0]!.id;
+  for (const v of ['visitor-0001', 'visitor-0002', 'visitor-0003'])
+    expect((await pageview(site, v)).status).toBe(202);
+  await expect
+    .poll(
+      async () =>
+        ((await (await api(`/sites/${site}/report`)).json()) as { kpis: { pageviews: number } }).kpis
+          .pageviews,
+      { timeout: 20_000 },
+    )
+    .toBe(3);
+  expect((await runFootfall(['backup', 'now'], e).exited).code).toBe(0);
+  await running.stop();
+  return site;
+}
+
+/** The operator's Health. */
+async function operatorHealth() {
+  const res = await fetch(`${running!.url}/_footfall/health`, {
+    headers: { authorization: `Bearer ${OPERATOR}` },
+  });
+  return (await res.json()) as { status: string; engine: { ready: boolean; waiting: string | null } };
+}
+
 describe('a damaged analytics database', () => {
   it('is not opened or changed: Health names the file and the restore command, events wait in the log', async () => {
-    running = await startFootfall(env);
-    const sites = (await (await api('/sites')).json()) as { sites: { id: string }[] };
-    const site = sites.sites[0]!.id;
-    for (const v of ['visitor-0001', 'visitor-0002', 'visitor-0003'])
-      expect((await pageview(site, v)).status).toBe(202);
-    await expect
-      .poll(
-        async () =>
-          ((await (await api(`/sites/${site}/report`)).json()) as { kpis: { pageviews: number } }).kpis
-            .pageviews,
-        { timeout: 20_000 },
-      )
-      .toBe(3);
-    const backup = runFootfall(['backup', 'now'], env);
-    expect((await backup.exited).code).toBe(0);
-    await running.stop();
+    const site = await storedAndBackedUp(env);
 
     const db = join(dataDir, 'analytics.duckdb');
     truncateSync(db, Math.floor(statSync(db).size / 2));
@@ -82,9 +95,7 @@ describe('a damaged analytics database', () => {
       (l) => typeof l.msg === 'string' && l.msg.includes('cannot be read'),
     );
     expect(logged.msg).toContain(db);
-    const health = (await (
-      await fetch(`${running.url}/_footfall/health`, { headers: { authorization: `Bearer ${OPERATOR}` } })
-    ).json()) as { status: string; engine: { ready: boolean; waiting: string | null } };
+    const health = await operatorHealth();
     expect(health.status).toBe('degraded');
     expect(health.engine.ready).toBe(false);
     expect(health.engine.waiting).toContain(db);
@@ -105,21 +116,7 @@ describe('a damaged analytics database', () => {
   it('damaged inside, stops at the first read of a damaged block and writes nothing more', async () => {
     const dir = join(tempDir('ff-damaged-inside-'), 'data');
     const inside = { ...env, FOOTFALL_DATA_DIR: dir };
-    running = await startFootfall(inside);
-    const sites = (await (await api('/sites')).json()) as { sites: { id: string }[] };
-    const site = sites.sites[0]!.id;
-    for (const v of ['visitor-0001', 'visitor-0002', 'visitor-0003'])
-      expect((await pageview(site, v)).status).toBe(202);
-    await expect
-      .poll(
-        async () =>
-          ((await (await api(`/sites/${site}/report`)).json()) as { kpis: { pageviews: number } }).kpis
-            .pageviews,
-        { timeout: 20_000 },
-      )
-      .toBe(3);
-    expect((await runFootfall(['backup', 'now'], inside).exited).code).toBe(0);
-    await running.stop();
+    const site = await storedAndBackedUp(inside);
 
     // the blocks that hold the stored visits, each overwritten after its checksum
     const db = join(dir, 'analytics.duckdb');
@@ -148,9 +145,7 @@ describe('a damaged analytics database', () => {
     const report = await api(`/sites/${site}/report?f=${encodeURIComponent('page:/pricing')}`);
     expect(report.status).toBe(503);
     expect(await report.json()).toMatchObject({ code: 'unavailable' });
-    const health = (await (
-      await fetch(`${running.url}/_footfall/health`, { headers: { authorization: `Bearer ${OPERATOR}` } })
-    ).json()) as { status: string; engine: { ready: boolean; waiting: string | null } };
+    const health = await operatorHealth();
     expect(health.status).toBe('degraded');
     expect(health.engine.ready).toBe(false);
     expect(health.engine.waiting).toContain(db);
