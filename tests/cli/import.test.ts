@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDemoData } from '../../bench/demo-data.ts';
 import { type RunningFootfall, runFootfall, startFootfall, tempDir } from '../support/footfall.ts';
-import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
+import { type FakeGoogle, ga4Days, startFakeGoogle } from '../support/google.ts';
 import {
   type ExportDay,
   plausibleExportFiles,
@@ -57,14 +57,7 @@ afterAll(() => google?.close());
 beforeAll(async () => {
   google = await startFakeGoogle('sc-domain:shop.example');
   google.ga4.property = '42';
-  google.ga4.days = Array.from({ length: 3 }, (_, i) => ({
-    date: `2026-07-0${i + 1}`,
-    users: 10,
-    sessions: 12,
-    views: 30,
-    engaged: 8,
-    seconds: 40,
-  }));
+  google.ga4.days = ga4Days('2026-07-01', 3, { users: 10, sessions: 12, views: 30, engaged: 8, seconds: 40 });
   env.FOOTFALL_UNSAFE_GOOGLE_API = google.url;
   // native data from 2026-10-22 to 2026-11-20
   site = (await writeDemoData({ dataDir, events: 3000, days: 30, endMs: END, domain: 'shop.example' }))
@@ -199,14 +192,7 @@ describe('footfall import plausible', () => {
   it('reads a GA4 property by itself while Footfall is stopped', async () => {
     await running?.stop();
     running = undefined;
-    google.ga4.days = Array.from({ length: 3 }, (_, i) => ({
-      date: `2026-06-0${i + 1}`,
-      users: 5,
-      sessions: 7,
-      views: 9,
-      engaged: 3,
-      seconds: 20,
-    }));
+    google.ga4.days = ga4Days('2026-06-01', 3, { users: 5, sessions: 7, views: 9, engaged: 3, seconds: 20 });
     const keyFile = join(root, 'key.json');
     const args = ['ga4', '--site', site, '--property', '42', '--key-file', keyFile];
     const done = await importing([...args, '--from', '2026-06-01', '--to', '2026-06-03']);

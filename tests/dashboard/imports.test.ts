@@ -3,7 +3,7 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/footfall.ts';
-import { type FakeGoogle, startFakeGoogle } from '../support/google.ts';
+import { type FakeGoogle, ga4Days, startFakeGoogle } from '../support/google.ts';
 import { plausibleExportFiles, plausibleExportZip } from '../support/plausible-export.ts';
 import {
   type ApiSession,
@@ -38,14 +38,13 @@ describe('imports', () => {
   beforeAll(async () => {
     google = await startFakeGoogle('sc-domain:shop.localhost');
     google.ga4.property = '123456789';
-    google.ga4.days = Array.from({ length: 5 }, (_, i) => ({
-      date: `2025-05-0${i + 1}`,
+    google.ga4.days = ga4Days('2025-05-01', 5, {
       users: 10,
       sessions: 12,
       views: 30,
       engaged: 8,
       seconds: 40,
-    }));
+    });
     d = await startDashboard({ FOOTFALL_UNSAFE_GOOGLE_API: google.url });
     owner = await createOwner(d);
     site = await addSite(owner, 'shop.localhost');

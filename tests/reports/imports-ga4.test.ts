@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../apps/query/src/engine/report-types.ts';
 import { type AccountsApp, type Agent, accountsApp, dumpControl } from '../accounts/harness.ts';
-import { type FakeGoogle, type Ga4Day, startFakeGoogle } from '../support/google.ts';
+import { type FakeGoogle, type Ga4Day, ga4Days, startFakeGoogle } from '../support/google.ts';
 
 /**
  * Google Analytics 4 through its Data API, against a local server answering the API's documented
@@ -12,14 +12,7 @@ import { type FakeGoogle, type Ga4Day, startFakeGoogle } from '../support/google
  */
 const PROPERTY = '123456789';
 const days = (from: string, n: number): Ga4Day[] =>
-  Array.from({ length: n }, (_, i) => ({
-    date: new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
-    users: 100,
-    sessions: 120,
-    views: 300,
-    engaged: 80,
-    seconds: 50,
-  }));
+  ga4Days(from, n, { users: 100, sessions: 120, views: 300, engaged: 80, seconds: 50 });
 
 let google: FakeGoogle;
 let h: AccountsApp;

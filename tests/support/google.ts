@@ -39,6 +39,14 @@ export interface Ga4Day {
   seconds: number;
 }
 
+/** `n` GA4 days from `from` on, each with the same numbers. */
+export function ga4Days(from: string, n: number, numbers: Omit<Ga4Day, 'date'>): Ga4Day[] {
+  return Array.from({ length: n }, (_, i) => ({
+    date: new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
+    ...numbers,
+  }));
+}
+
 /**
  * What the fake Data API answers for one day and one breakdown dimension: value, then the share
  * of the day's numbers it gets (every breakdown splits the whole day), or for eventName the events.

@@ -11,9 +11,10 @@ import { linkTo, type Scope } from './scope.ts';
 type Segment = Schema<'Segment'>;
 
 /**
- * The saved segments of a site, in the report's Segments menu: each a link to the segment (it opens
- * with the segment's filters as they are then, view.ts); the filters in force saved under a name (shared with the site's readers by an owner);
- * a segment deleted by its author, or a shared one by an owner.
+ * The saved segments of a site, in the report's Segments menu: each a link to the segment (it
+ * opens with the segment's filters as they are then, view.ts); the filters in force saved under a
+ * name (shared with the site's readers by an owner); a segment deleted by its author, or a shared
+ * one by an owner.
  */
 export function SegmentList(props: { scope: Scope; onChosen: () => void }) {
   const { scope } = props;

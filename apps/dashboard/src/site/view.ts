@@ -52,6 +52,9 @@ export interface View {
 const oneOf = <T extends string>(list: readonly T[], value: string | null, fallback: T): T =>
   list.includes(value as T) ? (value as T) : fallback;
 
+/** A saved segment's id as the URL names it, or undefined for anything else. */
+const segmentId = (v: string | null): string | undefined => (v && /^[\w-]{1,64}$/.test(v) ? v : undefined);
+
 export function readView(params: URLSearchParams): View {
   const day = (name: string) => {
     const v = params.get(name);
@@ -75,7 +78,7 @@ export function readView(params: URLSearchParams): View {
       : undefined,
     panel: params.get('panel') || undefined,
     search: params.get('search') || undefined,
-    segment: /^[\w-]{1,64}$/.test(params.get('segment') ?? '') ? params.get('segment')! : undefined,
+    segment: segmentId(params.get('segment')),
   };
 }
 

@@ -325,11 +325,11 @@ export class LoadingBatch {
         await c.run(UPSERT_CARRIES_SQL);
         await c.run(TOUCH_CARRIES_SQL, [this.generation]);
       }
-      if (visits.orphans.length > 0) {
+      if (visits.orphans.size > 0) {
         // their records changed with no visit row of this batch: a repair must find them
         const appender = await c.createAppender('loader_touched');
         try {
-          for (const { site, visitor } of visits.orphans) {
+          for (const { site, visitor } of visits.orphans.values()) {
             appender.appendUBigInt(BigInt(this.generation));
             appender.appendVarchar(site);
             appender.appendVarchar(visitor);

@@ -77,9 +77,9 @@ export class VisitBatch {
   readonly carries: { site: string; p: string; x: string; at: number }[] = [];
   /**
    * visitors given an engagement or vitals event that joined no visit (VisitorRecord.orphanAt),
-   * by site and id: marked as touched, so a repair after a crash rebuilds their records
+   * by site and id (once each): marked as touched, so a repair after a crash rebuilds their records
    */
-  readonly orphans: { site: string; visitor: string }[] = [];
+  readonly orphans = new Map<string, { site: string; visitor: string }>();
   /** per site, the earliest time a change reaches: day rollups from there on are rebuilt */
   readonly changedFrom = new Map<string, number>();
 
@@ -174,7 +174,8 @@ export class VisitBatch {
     // engagement joins its visit's day in the day rollups (the visit's start, not the event's
     // time): a late one for a visit that does not end later changes that day all the same
     if (!isActivity(e.kind) && a.visitStart !== null) this.#changed(site, a.visitStart);
-    if (noteOrphan(record, e, ts, a)) this.orphans.push({ site, visitor: record.visitor });
+    if (noteOrphan(record, e, ts, a))
+      this.orphans.set(`${site}\u0000${record.visitor}`, { site, visitor: record.visitor });
     return a;
   }
 
